@@ -1,0 +1,70 @@
+"""Engine speed: random legal play on one core, printed as decisions/s and rounds/s.
+
+Usage: ``python benchmarks/engine_speed.py [--seconds 5] [--players 4] [--rules standard]``.
+Random choices come from a block of pre-drawn uniforms so the figure measures the
+engine, not the generator's per-call overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+
+from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
+from thirtyone_env.rules import Rules
+
+
+def run(seconds: float, players: int, rules: str, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    rules_obj = Rules.preset(rules)
+    state = new_game(rules_obj, players, rng)
+    decisions = rounds = games = 0
+    uniforms = rng.random(1 << 16).tolist()
+    u = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(2000):
+            if state.phase >= ROUND_OVER:
+                rounds += 1
+                if state.phase == GAME_OVER:
+                    games += 1
+                    state = new_game(rules_obj, players, rng)
+                else:
+                    start_round(state, rng)
+                continue
+            acts = legal_actions(state)
+            apply_action(state, acts[int(uniforms[u] * len(acts))], rng)
+            u = (u + 1) & 0xFFFF
+            decisions += 1
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {
+        "decisions_per_s": decisions / elapsed,
+        "rounds_per_s": rounds / elapsed,
+        "games_per_s": games / elapsed,
+        "decisions_per_round": decisions / max(rounds, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rules", default="standard")
+    args = parser.parse_args()
+    r = run(args.seconds, args.players, args.rules)
+    print(f"engine, {args.players} players, rules={args.rules}, random legal play, one core")
+    print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor() or 'cpu'})")
+    print(f"decisions/s      {r['decisions_per_s']:>12,.0f}")
+    print(f"rounds/s         {r['rounds_per_s']:>12,.0f}")
+    print(f"games/s          {r['games_per_s']:>12,.0f}")
+    print(f"decisions/round  {r['decisions_per_round']:>12.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""Observation encoders: one seat's view of a game as arrays.
+
+Two encodings carry the same content:
+
+- ``"flat"``: one ``float32`` vector in ``[0, 1]``; :class:`ObsLayout` names its slices
+  (``layout.part(obs, "hand")`` gives that part, reshaped).
+- ``"dict"``: the same parts as a dict of 1-D arrays (for SB3's ``MultiInputPolicy``;
+  two-row parts are flattened row after row).
+
+Seats are relative to the observer: row 0 is the observer, row 1 the player after
+them clockwise, and so on. Parts (``n`` = number of players):
+
+| part              | shape     | meaning                                                   |
+|-------------------|-----------|-----------------------------------------------------------|
+| ``hand``          | 52        | own cards (four while discarding)                         |
+| ``drawn``         | 52        | the card just drawn (discard phase), else zeros           |
+| ``top_discard``   | 52        | the card on top of the discard pile                       |
+| ``dead_cards``    | 52        | cards buried in the discard pile (below the top)          |
+| ``discard_history``| n x 52   | per seat: cards it discarded this round, weighted by how  |
+|                   |           | recently: ``1 / (1 + k)`` with k later discards at table  |
+| ``known_cards``   | (n-1) x 52| per opponent: cards seen taken from the discard pile and  |
+|                   |           | not discarded since (certainly in that hand)              |
+| ``phase``         | 4         | to draw/knock, to discard, knock pending, round over      |
+| ``knocker``       | n         | one-hot seat of the knocker (zeros: no knock)             |
+| ``dealer``        | n         | one-hot seat of the dealer                                |
+| ``lives``         | n         | lives / starting lives                                    |
+| ``active``        | n         | still in the game                                         |
+| ``stock_size``    | 1         | cards in the stock / deck size                            |
+| ``turn``          | 1         | own turn number this round / 20 (capped at 1)             |
+
+No part depends on a card the observer cannot see: opponents' hands enter only
+through ``known_cards``; the stock's order never enters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from thirtyone_env.engine import DISCARD, DRAW, ROUND_OVER, GameState
+
+ENCODINGS = ("flat", "dict")
+TURN_SCALE = 20
+
+
+class ObsLayout:
+    """Names, shapes and offsets of the parts of the flat observation."""
+
+    def __init__(self, num_players: int) -> None:
+        n = num_players
+        self.num_players = n
+        self.shapes: dict[str, tuple[int, ...]] = {
+            "hand": (52,),
+            "drawn": (52,),
+            "top_discard": (52,),
+            "dead_cards": (52,),
+            "discard_history": (n, 52),
+            "known_cards": (n - 1, 52),
+            "phase": (4,),
+            "knocker": (n,),
+            "dealer": (n,),
+            "lives": (n,),
+            "active": (n,),
+            "stock_size": (1,),
+            "turn": (1,),
+        }
+        self.offsets: dict[str, int] = {}
+        self.slices: dict[str, slice] = {}
+        pos = 0
+        for name, shape in self.shapes.items():
+            size = int(np.prod(shape))
+            self.offsets[name] = pos
+            self.slices[name] = slice(pos, pos + size)
+            pos += size
+        self.size = pos
+
+    def part(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """The named part of a flat observation, in its shape (a view)."""
+        if name not in self.shapes:
+            raise KeyError(f"unknown observation part {name!r}; parts are {list(self.shapes)}")
+        return obs[self.slices[name]].reshape(self.shapes[name])
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """All parts of a flat observation as a dict (views)."""
+        return {name: self.part(obs, name) for name in self.shapes}
+
+    def describe(self) -> str:
+        """A table of the layout, one line per part."""
+        return "\n".join(
+            f"{n:<16} {str(self.shapes[n]):<10} [{s.start}:{s.stop}]" for n, s in self.slices.items()
+        )
+
+
+def flat_space(layout: ObsLayout) -> spaces.Box:
+    return spaces.Box(0.0, 1.0, shape=(layout.size,), dtype=np.float32)
+
+
+def dict_space(layout: ObsLayout) -> spaces.Dict:
+    """Each part flattened to 1-D (row-major: seat rows one after another), the shape
+    SB3's ``MultiInputPolicy`` expects."""
+    return spaces.Dict(
+        {
+            n: spaces.Box(0.0, 1.0, shape=(s.stop - s.start,), dtype=np.float32)
+            for n, s in layout.slices.items()
+        }
+    )
+
+
+def encode_flat(s: GameState, seat: int, layout: ObsLayout) -> np.ndarray:
+    """The flat observation of ``seat``."""
+    o = layout.offsets
+    n = s.num_players
+    obs = np.zeros(layout.size, dtype=np.float32)
+    idx = [o["hand"] + c for c in s.hands[seat]]
+    mine = s.current == seat
+    phase = s.phase
+    if mine and phase == DISCARD:
+        idx.append(o["drawn"] + s.drawn)
+    pile = s.discard
+    if pile:
+        idx.append(o["top_discard"] + pile[-1])
+        base = o["dead_cards"]
+        idx.extend([base + c for c in pile[:-1]])
+    base = o["known_cards"] - 52  # row r-1 holds relative seat r
+    for p in range(n):
+        m = s.known[p]
+        if m and p != seat:
+            row = base + ((p - seat) % n) * 52
+            while m:
+                low = m & -m
+                idx.append(row + low.bit_length() - 1)
+                m ^= low
+    if mine and phase == DRAW:
+        idx.append(o["phase"])
+    elif mine and phase == DISCARD:
+        idx.append(o["phase"] + 1)
+    if s.knocker >= 0:
+        idx.append(o["phase"] + 2)
+        idx.append(o["knocker"] + (s.knocker - seat) % n)
+    if phase >= ROUND_OVER:
+        idx.append(o["phase"] + 3)
+    idx.append(o["dealer"] + (s.dealer - seat) % n)
+    active = s.active
+    for p in range(n):
+        if active[p]:
+            idx.append(o["active"] + (p - seat) % n)
+    obs[idx] = 1.0
+
+    if s.n_discards:
+        seats = np.asarray(s.disc_seat)
+        cards = np.flatnonzero(seats >= 0)
+        age = (s.n_discards - 1) - np.asarray(s.disc_order)[cards]
+        rel = (seats[cards] - seat) % n
+        obs[o["discard_history"] + rel * 52 + cards] = 1.0 / (1.0 + age)
+    start_lives = s.rules.lives
+    lv = o["lives"]
+    for p in range(n):
+        obs[lv + (p - seat) % n] = min(1.0, s.lives[p] / start_lives)
+    obs[o["stock_size"]] = len(s.stock) / len(s.rules.deck_cards)
+    obs[o["turn"]] = min(1.0, s.player_turns[seat] / TURN_SCALE)
+    return obs
+
+
+def encode_dict(s: GameState, seat: int, layout: ObsLayout) -> dict[str, np.ndarray]:
+    """The dict observation of ``seat``: the flat parts as 1-D arrays."""
+    obs = encode_flat(s, seat, layout)
+    return {name: obs[sl] for name, sl in layout.slices.items()}

@@ -1,0 +1,309 @@
+"""``ThirtyOneEnv``: one seat of a Thirty-One table as a Gymnasium environment.
+
+The agent plays one seat; ``opponents`` (any objects with ``act(observation,
+action_mask) -> int``) play the others inside :meth:`ThirtyOneEnv.step`. Every call
+returns ``info["action_mask"]`` (int8) and :meth:`ThirtyOneEnv.action_masks` gives the
+same mask, so ``sb3_contrib.MaskablePPO`` trains on the env unwrapped or through
+``ActionMasker``.
+
+Rewards:
+
+- ``"lives"``: minus the lives the agent was charged by every settlement during the
+  step (0 most steps, -1 for a lost round, -2 for a knocker strictly lowest). In a
+  ``"game"`` episode this sums to minus the lives lost over the game (an elimination
+  from the free ride counts its charge too).
+- ``"win"``: +1 when the game ends with the agent among the winners, -1 when the agent
+  is eliminated, else 0. Meant for ``episode="game"``; in one-round episodes it is
+  nonzero only when that round decides the game.
+
+Episodes: ``"game"`` plays a whole game (it ends when the agent wins or is out);
+``"round"`` plays one round of a fresh game (full lives). Rounds that end before the
+agent's first decision (a dealt 31, a blitz by an earlier seat) cannot be returned by
+``reset``: in ``"game"`` episodes their reward is added to the next step's, in
+``"round"`` episodes a new game is dealt; either way they are listed in
+``info["skipped_rounds"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from thirtyone_env.actions import NUM_ACTIONS, action_name
+from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
+from thirtyone_env.engine import (
+    GAME_OVER,
+    PHASE_NAMES,
+    ROUND_OVER,
+    GameState,
+    IllegalActionError,
+    RoundResult,
+    apply_action,
+    legal_actions,
+    legal_mask,
+    new_game,
+    start_round,
+)
+from thirtyone_env.policies import RulePolicy
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import describe_view, player_view, public_result
+
+EPISODES = ("game", "round")
+REWARDS = ("lives", "win")
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+RESET_OPTIONS = ("deck", "dealer")
+
+
+def _choice(name: str, value: Any, allowed: tuple) -> Any:
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+    return value
+
+
+class ThirtyOneEnv(gym.Env):
+    """One seat of a Thirty-One game.
+
+    Args:
+        num_players: table size, 2..9 (the rules' deck must deal it).
+        rules: a :class:`~thirtyone_env.rules.Rules` or a preset name.
+        opponents: ``None`` (a :class:`~thirtyone_env.policies.RulePolicy` in every
+            other seat), one policy for all of them, or a list of ``num_players - 1``
+            policies seated clockwise after the agent.
+        seat: the agent's seat, or ``"random"`` (drawn each episode).
+        episode: ``"game"`` or ``"round"`` (see the module doc).
+        reward: ``"lives"`` or ``"win"`` (see the module doc).
+        obs_encoding: ``"flat"`` (a ``Box``; ``env.obs_layout`` names its slices) or
+            ``"dict"`` (a ``Dict`` of the same parts).
+        illegal_action: ``"penalize"``: an illegal action ends the episode with reward
+            -1 and ``info["illegal_action"]``; ``"raise"``: raise
+            :class:`~thirtyone_env.engine.IllegalActionError`.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
+            (prints it every step).
+
+    ``reset(seed=..., options={"deck": [...], "dealer": k})`` stacks the first deal
+    (cards top first, the rest shuffled beneath) and picks its dealer.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: Rules | str | None = None,
+        opponents: Any = None,
+        seat: int | str = "random",
+        episode: str = "game",
+        reward: str = "lives",
+        obs_encoding: str = "flat",
+        illegal_action: str = "penalize",
+        render_mode: str | None = None,
+    ) -> None:
+        self.rules = Rules.resolve(rules)
+        self.num_players = self.rules.check_num_players(num_players)
+        n = self.num_players
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{n - 1} or 'random'")
+        self.seat_option = seat
+        self.episode = _choice("episode", episode, EPISODES)
+        self.reward_kind = _choice("reward", reward, REWARDS)
+        self.obs_encoding = _choice("obs_encoding", obs_encoding, ENCODINGS)
+        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        if render_mode is not None:
+            _choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        self.render_mode = render_mode
+        self.opponents = self._seat_opponents(opponents)
+
+        self.obs_layout = ObsLayout(n)
+        if obs_encoding == "flat":
+            self.observation_space = flat_space(self.obs_layout)
+        else:
+            self.observation_space = dict_space(self.obs_layout)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.state: GameState | None = None
+        self.seat = 0 if seat == "random" else seat
+        self._done = True
+        self._pending = 0.0
+
+    def _seat_opponents(self, opponents: Any) -> list[Any]:
+        k = self.num_players - 1
+        if opponents is None:
+            opps = [RulePolicy() for _ in range(k)]
+        elif hasattr(opponents, "act"):
+            opps = [opponents] * k
+        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            opps = list(opponents)
+            if len(opps) != k:
+                raise ValueError(f"opponents: {len(opps)} policies given for {k} other seats")
+        else:
+            raise ValueError(f"opponents must be a policy or a list of {k} policies, got {opponents!r}")
+        for i, p in enumerate(opps):
+            if not callable(getattr(p, "act", None)):
+                raise ValueError(f"opponent {i} ({p!r}) has no act(observation, action_mask) method")
+            enc = getattr(p, "obs_encoding", None)
+            if enc is not None and enc not in (*ENCODINGS, "view"):
+                raise ValueError(
+                    f"opponent {i} asks for obs_encoding={enc!r}; allowed: {[*ENCODINGS, 'view']}"
+                )
+        return opps
+
+    # -- observations -------------------------------------------------------------
+
+    def _observe(self, seat: int, encoding: str) -> Any:
+        s = self.state
+        if encoding == "flat":
+            return encode_flat(s, seat, self.obs_layout)
+        if encoding == "dict":
+            return encode_dict(s, seat, self.obs_layout)
+        return player_view(s, seat)
+
+    def _info(self, results: list[RoundResult] | None = None) -> dict[str, Any]:
+        s = self.state
+        info: dict[str, Any] = {
+            "action_mask": self.action_masks(),
+            "seat": self.seat,
+            "round": s.round_no,
+            "lives": tuple(s.lives),
+            "phase": PHASE_NAMES[s.phase],
+        }
+        if results:
+            info["round_results"] = results
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """The agent's legal actions as an int8 mask (zeros when it is not to act)."""
+        s = self.state
+        if s is None or s.phase >= ROUND_OVER or s.current != self.seat:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return legal_mask(s)
+
+    # -- the game loop -------------------------------------------------------------
+
+    def _settled(self, result: RoundResult) -> float:
+        seat = self.seat
+        if self.reward_kind == "lives":
+            return -float(result.losses[seat])
+        if seat in result.eliminated:
+            return -1.0
+        if self.state.phase == GAME_OVER and seat in self.state.winners:
+            return 1.0
+        return 0.0
+
+    def _play_others(self) -> tuple[float, bool, list[RoundResult]]:
+        """Let the opponents move until the agent must act or the episode ends."""
+        s = self.state
+        rng = self.np_random
+        seat = self.seat
+        reward = 0.0
+        results: list[RoundResult] = []
+        while True:
+            if s.phase >= ROUND_OVER:
+                results.append(public_result(s.result, seat))
+                reward += self._settled(s.result)
+                if s.phase == GAME_OVER or not s.active[seat] or self.episode == "round":
+                    return reward, True, results
+                start_round(s, rng)
+                continue
+            p = s.current
+            if p == seat:
+                return reward, False, results
+            policy = self.opponents[(p - seat) % self.num_players - 1]
+            obs = self._observe(p, getattr(policy, "obs_encoding", self.obs_encoding))
+            mask = legal_mask(s)
+            a = policy.act(obs, mask)
+            try:
+                apply_action(s, int(a), rng)
+            except (IllegalActionError, TypeError, ValueError) as e:
+                raise IllegalActionError(
+                    f"opponent at seat {p} ({type(policy).__name__}) chose {a!r}: {e}"
+                ) from e
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - set(RESET_OPTIONS)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; options are {list(RESET_OPTIONS)}")
+        rng = self.np_random
+        n = self.num_players
+        self.seat = int(rng.integers(n)) if self.seat_option == "random" else self.seat_option
+        for policy in self.opponents:
+            reset = getattr(policy, "reset", None)
+            if callable(reset):
+                reset(rng)
+        self.state = new_game(self.rules, n, rng, dealer=options.get("dealer"), deck=options.get("deck"))
+        skipped: list[RoundResult] = []
+        while True:
+            reward, done, results = self._play_others()
+            skipped.extend(results)
+            if not done:
+                break
+            self.state = new_game(self.rules, n, rng)
+        self._pending = reward if self.episode == "game" else 0.0
+        self._done = False
+        info = self._info()
+        if skipped:
+            info["skipped_rounds"] = skipped
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(self.seat, self.obs_encoding), info
+
+    def _check_action(self, action: Any) -> int:
+        a = action
+        if isinstance(a, np.ndarray) and a.size == 1:
+            a = a.reshape(()).item()
+        if isinstance(a, np.integer):
+            a = int(a)
+        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < NUM_ACTIONS:
+            raise IllegalActionError(f"action {action!r} is outside the action space Discrete({NUM_ACTIONS})")
+        return a
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        a = self._check_action(action)
+        s = self.state
+        legal = legal_actions(s)
+        if a not in legal:
+            names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
+            message = f"illegal action {a} ({action_name(a)}); legal: {names}"
+            if self.illegal_action == "raise":
+                raise IllegalActionError(message)
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = {"action": a, "legal": legal, "message": message}
+            return self._observe(self.seat, self.obs_encoding), -1.0, True, False, info
+        apply_action(s, a, self.np_random)
+        reward, terminated, results = self._play_others()
+        reward += self._pending
+        self._pending = 0.0
+        self._done = terminated
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(self.seat, self.obs_encoding), reward, terminated, False, self._info(results)
+
+    def render(self) -> str | None:
+        if self.state is None:
+            gym.logger.warn("render() before reset(): nothing to show")
+            return None
+        text = describe_view(player_view(self.state, self.seat))
+        s = self.state
+        if s.phase >= ROUND_OVER and s.result is not None:
+            text += "\n" + describe_result(public_result(s.result, self.seat))
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+
+def describe_result(result: RoundResult) -> str:
+    """One line on how a round ended (all hands are shown at a showdown)."""
+    lost = ", ".join(f"seat {p} -{n}" for p, n in enumerate(result.losses) if n) or "nobody"
+    values = " ".join("?" if v is None else str(v) for v in result.values)
+    out = f" | out: {list(result.eliminated)}" if result.eliminated else ""
+    return f"round over ({result.reason}, {result.detail}): values [{values}] | lives lost: {lost}{out}"

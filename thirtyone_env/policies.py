@@ -1,0 +1,95 @@
+"""The player protocol and the two simple players the environment ships with.
+
+A policy is any object with ``act(observation, action_mask) -> int``. Optional:
+
+- ``obs_encoding``: the encoding it wants (``"flat"``, ``"dict"`` or ``"view"`` for a
+  :class:`~thirtyone_env.views.PlayerView`); without it a policy gets the env's own.
+- ``reset(rng)``: called at the start of every episode with the env's
+  ``numpy.random.Generator``; all of a policy's randomness must come from it.
+
+The full ladder of players lives in ``agents/``; these two exist so the environment
+has sensible default opponents without depending on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.cards import value_table
+from thirtyone_env.views import PlayerView
+
+
+@runtime_checkable
+class Policy(Protocol):
+    def act(self, observation: Any, action_mask: np.ndarray) -> int: ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions."""
+
+    obs_encoding = "view"
+
+    def __init__(self, rng: np.random.Generator | None = None) -> None:
+        self.rng = rng if rng is not None else np.random.default_rng()
+
+    def reset(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask")
+        return int(legal[self.rng.integers(legal.size)])
+
+
+class RulePolicy:
+    """A simple deterministic rule player (the env's default opponent).
+
+    Takes the top discard when it raises the best hand value reachable, else draws from
+    the stock; discards the card that leaves the highest value; knocks when its hand is
+    worth at least ``knock_at``; on a last turn stands when drawing cannot help.
+    """
+
+    obs_encoding = "view"
+
+    def __init__(self, knock_at: float = 25) -> None:
+        self.knock_at = knock_at
+
+    def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
+        v = observation
+        table = value_table(v.rules.three_of_a_kind)
+        hand = v.hand
+        if len(hand) == 4:
+            best, best_action = -1.0, -1
+            for c in hand:
+                a = DISCARD_BASE + c
+                if not action_mask[a]:
+                    continue
+                rest = [x for x in hand if x != c]
+                val = table[rest[0] * 2704 + rest[1] * 52 + rest[2]]
+                if val > best:
+                    best, best_action = val, a
+            return best_action
+        now = table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+        if action_mask[KNOCK] and now >= self.knock_at:
+            return KNOCK
+        top = v.top_discard
+        if top >= 0 and action_mask[TAKE_DISCARD]:
+            a, b, c = hand
+            with_top = max(
+                table[b * 2704 + c * 52 + top],
+                table[a * 2704 + c * 52 + top],
+                table[a * 2704 + b * 52 + top],
+            )
+            if with_top > now or not (action_mask[DRAW_STOCK] or action_mask[STAND]):
+                return TAKE_DISCARD
+        if action_mask[STAND] and now >= self.knock_at - 4:
+            return STAND
+        if action_mask[DRAW_STOCK]:
+            return DRAW_STOCK
+        if action_mask[STAND]:
+            return STAND
+        return TAKE_DISCARD

@@ -1,0 +1,195 @@
+"""The rules of Thirty-One as one frozen dataclass, with named presets.
+
+Every option of ``shared/RULES.md`` is a field of :class:`Rules`; every named rule book is
+a preset (``Rules.preset("pagat")``). Validation happens in ``__post_init__`` so an
+invalid ``Rules`` can never exist.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from thirtyone_env.cards import DECKS
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 9
+
+KNOCKER_TIES = ("knocker_pays", "knocker_safe", "all_lose")
+STOCK_EXHAUSTED = ("void", "reshuffle", "showdown")
+THREE_OF_A_KIND = (None, 30, 30.5)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """All options of a game of Thirty-One. Defaults are the seed's standard game.
+
+    Attributes:
+        deck: ``"standard52"`` (52 cards) or ``"piquet32"`` (7..A of each suit, Dutch).
+        lives: lives each player starts with (the seed's four corners of the bill).
+        free_ride: at 0 lives a player is "on the bike" and plays on, going out when a
+            loss would take them below 0. ``False``: a player is out on reaching 0.
+        three_of_a_kind: ``None`` (no special value), ``30`` or ``30.5``: the value of
+            three cards of one rank. All such hands are equal.
+        knock_from_turn: first turn number, counted per player within a round, on which
+            that player may knock (1 = any turn).
+        allow_discard_return: whether the card just taken from the discard pile may be
+            discarded again in the same turn. (Taking back one's own discard from an
+            earlier turn, as in the two-player case after a knock, is always allowed.)
+        stand_after_knock: whether a player's last turn after a knock may be a stand
+            (keep the hand, neither draw nor discard).
+        blitz_after_knock: whether completing a last turn after a knock with 31 ends the
+            round at once as a blitz. ``False`` (seed): the 31 simply scores at the
+            showdown.
+        knocker_penalty: lives the knocker loses when strictly lowest at the showdown.
+        knocker_tie: when the knocker ties for lowest: ``"knocker_pays"`` (only the
+            knocker loses 1), ``"knocker_safe"`` (the other tied players lose 1, the
+            knocker nothing) or ``"all_lose"`` (every tied player loses 1).
+        stock_exhausted: what happens when a turn starts with an empty stock and no
+            knock pending (checked before the player acts): ``"void"`` (the round ends,
+            nobody loses), ``"reshuffle"`` (the discard pile but its top card is
+            shuffled into a new stock; if that leaves no stock the round is void) or
+            ``"showdown"`` (hands are settled as at a showdown with no knocker). With a
+            knock pending the players left may only take the discard or stand.
+        max_turns_per_round: a round in which this many turns have been played with no
+            knock pending ends as void, so every game ends.
+        max_rounds: a game that reaches this many rounds ends; the players with the
+            most lives share first place.
+        seats: ``None`` for any table of 2..9 players that the deck can deal
+            (3 * n + 1 cards); an int fixes the table size (the Blitz31 program's 4).
+    """
+
+    deck: str = "standard52"
+    lives: int = 4
+    free_ride: bool = True
+    three_of_a_kind: float | None = None
+    knock_from_turn: int = 1
+    allow_discard_return: bool = False
+    stand_after_knock: bool = True
+    blitz_after_knock: bool = False
+    knocker_penalty: int = 2
+    knocker_tie: str = "knocker_pays"
+    stock_exhausted: str = "void"
+    max_turns_per_round: int = 200
+    max_rounds: int = 1000
+    seats: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_choice("deck", self.deck, tuple(DECKS))
+        _check_choice("three_of_a_kind", self.three_of_a_kind, THREE_OF_A_KIND)
+        _check_choice("knocker_tie", self.knocker_tie, KNOCKER_TIES)
+        _check_choice("stock_exhausted", self.stock_exhausted, STOCK_EXHAUSTED)
+        for name in ("free_ride", "allow_discard_return", "stand_after_knock"):
+            _check_bool(name, getattr(self, name))
+        _check_bool("blitz_after_knock", self.blitz_after_knock)
+        _check_int("lives", self.lives, 1)
+        _check_int("knock_from_turn", self.knock_from_turn, 1)
+        _check_int("knocker_penalty", self.knocker_penalty, 1)
+        _check_int("max_turns_per_round", self.max_turns_per_round, 1)
+        _check_int("max_rounds", self.max_rounds, 1)
+        if self.seats is not None:
+            _check_int("seats", self.seats, MIN_PLAYERS)
+            self.check_num_players(self.seats)
+
+    @property
+    def deck_cards(self) -> tuple[int, ...]:
+        """The card ids of this deck, in id order."""
+        return DECKS[self.deck]
+
+    @property
+    def max_players(self) -> int:
+        """Largest table this deck can deal (3 cards each plus the upcard), at most 9."""
+        return min(MAX_PLAYERS, (len(self.deck_cards) - 1) // 3)
+
+    def check_num_players(self, num_players: int) -> int:
+        """Return ``num_players`` if these rules allow it, else raise ``ValueError``."""
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an int, got {num_players!r}")
+        if not MIN_PLAYERS <= num_players <= self.max_players:
+            raise ValueError(
+                f"num_players={num_players} is not allowed with deck={self.deck!r}: "
+                f"allowed {MIN_PLAYERS}..{self.max_players}"
+            )
+        if self.seats is not None and num_players != self.seats:
+            raise ValueError(f"num_players={num_players} is not allowed: these rules fix seats={self.seats}")
+        return num_players
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some fields changed (validated like any ``Rules``)."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ValueError(f"unknown rules option(s) {sorted(unknown)}; options are {field_names()}")
+        return dataclasses.replace(self, **changes)
+
+    @staticmethod
+    def preset(name: str) -> Rules:
+        """The rules of a named rule book. ``Rules.preset("pagat")``.
+
+        - ``standard``: the seed text (Russian Wikipedia, "Thirty-one"): every default.
+        - ``pagat``: pagat.com's "31 (Scat)": 3 lives with a free ride, a knocker tied for
+          lowest is safe, the stock is reshuffled when it runs out.
+        - ``blitz31``: the open-source Windows game Blitz31: 4 seats, 4 lives, knocker
+          safe on a tie, a 31 after a knock still blitzes, an empty stock forces a
+          showdown.
+        - ``dutch``: Dutch *Eenendertigen*: the 32-card piquet deck, three of a kind 30.5.
+        """
+        try:
+            return PRESETS[name]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown rules preset {name!r}; presets are {sorted(PRESETS)}") from None
+
+    @staticmethod
+    def resolve(rules: Rules | str | None) -> Rules:
+        """Accept a ``Rules``, a preset name, or ``None`` (standard)."""
+        if rules is None:
+            return PRESETS["standard"]
+        if isinstance(rules, Rules):
+            return rules
+        if isinstance(rules, str):
+            return Rules.preset(rules)
+        raise ValueError(f"rules must be a Rules or a preset name, got {rules!r}")
+
+
+def field_names() -> list[str]:
+    """Names of every rules option."""
+    return [f.name for f in dataclasses.fields(Rules)]
+
+
+def _check_choice(name: str, value: Any, allowed: tuple) -> None:
+    ok = any(value == a and type(value) is not bool for a in allowed if a is not None)
+    if value is None and None in allowed:
+        ok = True
+    if not ok:
+        raise ValueError(f"Rules.{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"Rules.{name}={value!r} is not allowed; allowed values: [True, False]")
+
+
+def _check_int(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"Rules.{name}={value!r} is not allowed; allowed values: integers >= {minimum}")
+
+
+PRESETS: dict[str, Rules] = {
+    "standard": Rules(),
+    "pagat": Rules(
+        lives=3,
+        free_ride=True,
+        knocker_tie="knocker_safe",
+        allow_discard_return=False,
+        stock_exhausted="reshuffle",
+    ),
+    "blitz31": Rules(
+        seats=4,
+        lives=4,
+        free_ride=True,
+        knocker_tie="knocker_safe",
+        blitz_after_knock=True,
+        stock_exhausted="showdown",
+    ),
+    "dutch": Rules(deck="piquet32", three_of_a_kind=30.5),
+}
