@@ -156,6 +156,35 @@ def _deck_order(rules: Rules, rng: np.random.Generator, deck: Sequence | None) -
     return top + [rest[i] for i in rng.permutation(len(rest)).tolist()]
 
 
+def stacked_deck(
+    hands: Sequence[Sequence[int | str] | str | None],
+    upcard: int | str | None = None,
+    stock: Sequence[int | str] | str = (),
+    dealer: int = 0,
+) -> list[int]:
+    """The deck order (top first) that deals ``hands[seat]`` to each seat.
+
+    ``hands`` has one entry per seat (``None`` or empty for a seat out of the game);
+    cards are ids or text (``"As Kd Qh"``). The next card is ``upcard`` and the stock
+    follows top first; anything not named is shuffled beneath by the engine. Pass the
+    result as ``deck=`` with the same ``dealer``.
+    """
+    n = len(hands)
+    parsed = [parse_cards(h) if h else [] for h in hands]
+    seats = [(dealer + 1 + i) % n for i in range(n)]
+    seats = [p for p in seats if parsed[p]]
+    for p in seats:
+        if len(parsed[p]) != 3:
+            raise ValueError(f"stacked_deck: seat {p} needs 3 cards, got {len(parsed[p])}")
+    order = [parsed[p][k] for k in range(3) for p in seats]
+    if upcard is not None:
+        order += parse_cards([upcard])
+    elif stock:
+        raise ValueError("stacked_deck: a stacked stock needs an upcard")
+    order += parse_cards(stock)
+    return order
+
+
 def new_game(
     rules: Rules | str | None,
     num_players: int,

@@ -1,0 +1,244 @@
+"""ThirtyOneEnv: the checker suites, determinism, masks, no hidden-information leak,
+rewards and clear errors for bad input."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import thirtyone_env  # noqa: F401  (registers ThirtyOne-v0)
+from thirtyone_env import IllegalActionError, RandomPolicy, ThirtyOneEnv
+from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, TAKE_DISCARD
+from thirtyone_env.cards import parse_card
+from thirtyone_env.encoding import ObsLayout, encode_flat
+from thirtyone_env.engine import apply_action, clone_state, legal_actions, new_game, stacked_deck
+
+
+def random_rollout(env, seed, steps=300):
+    """Masked random play; returns everything the agent saw."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    seen = [obs, info["action_mask"]]
+    for _ in range(steps):
+        a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, r, term, trunc, info = env.step(a)
+        seen += [obs, info["action_mask"], r, term]
+        if term or trunc:
+            obs, info = env.reset()
+            seen += [obs, info["action_mask"]]
+    return seen
+
+
+@pytest.mark.parametrize("encoding", ["flat", "dict"])
+def test_gymnasium_checker(encoding):
+    env = gym.make("ThirtyOne-v0", obs_encoding=encoding, render_mode="ansi")
+    gym_check_env(env.unwrapped, skip_render_check=False)
+
+
+@pytest.mark.parametrize("encoding", ["flat", "dict"])
+@pytest.mark.parametrize("episode", ["game", "round"])
+def test_sb3_checker(encoding, episode):
+    sb3_check_env(ThirtyOneEnv(obs_encoding=encoding, episode=episode), warn=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"num_players": 2, "rules": "pagat"}, {"num_players": 9, "rules": "dutch"}]
+)
+def test_observations_in_space_and_masks_legal(kwargs):
+    env = ThirtyOneEnv(**kwargs)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=1)
+    for _ in range(400):
+        assert env.observation_space.contains(obs)
+        mask = info["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (env.action_space.n,)
+        assert np.array_equal(mask, env.action_masks())
+        assert np.array_equal(np.flatnonzero(mask), legal_actions(env.state))
+        obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert "illegal_action" not in info
+        if term:
+            obs, info = env.reset()
+
+
+def test_same_seed_same_episode_byte_for_byte():
+    a = random_rollout(ThirtyOneEnv(opponents=RandomPolicy()), 7)
+    b = random_rollout(ThirtyOneEnv(opponents=RandomPolicy()), 7)
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert np.asarray(x).tobytes() == np.asarray(y).tobytes()
+    c = random_rollout(ThirtyOneEnv(opponents=RandomPolicy()), 8)
+    assert any(np.asarray(x).tobytes() != np.asarray(y).tobytes() for x, y in zip(a, c, strict=False))
+
+
+def test_opponents_use_the_env_generator_not_the_global_one():
+    env = ThirtyOneEnv(opponents=RandomPolicy())
+    first = random_rollout(env, 3)
+    np.random.seed(12345)  # noqa: NPY002  (the global generator must not matter)
+    second = random_rollout(env, 3)
+    assert all(np.asarray(x).tobytes() == np.asarray(y).tobytes() for x, y in zip(first, second, strict=True))
+
+
+def test_opponent_hidden_cards_do_not_change_the_observation():
+    """Swap an opponent's unseen card with a stock card: the agent's view is unchanged."""
+    layout = ObsLayout(4)
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        s = new_game(None, 4, rng)
+        # play a few random moves so the discard history and known cards are non-trivial
+        for _ in range(int(rng.integers(0, 12))):
+            acts = legal_actions(s)
+            if not acts:
+                break
+            apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+        if not legal_actions(s):
+            continue
+        me = s.current
+        base = encode_flat(s, me, layout)
+        for opp in range(4):
+            if opp == me:
+                continue
+            hidden = [c for c in s.hands[opp] if not (s.known[opp] >> c) & 1]
+            if not hidden or not s.stock:
+                continue
+            t = clone_state(s)
+            i = t.hands[opp].index(hidden[0])
+            j = int(rng.integers(len(t.stock)))
+            t.hands[opp][i], t.stock[j] = t.stock[j], t.hands[opp][i]
+            assert np.array_equal(encode_flat(t, me, layout), base), trial
+        # and the stock order never matters
+        t = clone_state(s)
+        t.stock.reverse()
+        assert np.array_equal(encode_flat(t, me, layout), base)
+
+
+def test_known_cards_are_the_ones_taken_from_the_discard_pile():
+    # seat 1 (after dealer 0) takes the upcard Kh; seat 2 must see Kh in row "next-but-one"
+    deck = stacked_deck(["2c 3d 4h", "5c 6d 7h", "8c 9d Jh", "Qc 2d 3h"], upcard="Kh", dealer=0)
+    env = ThirtyOneEnv(num_players=4, seat=2, opponents=RandomPolicy(), illegal_action="raise")
+
+    class TakeThenDiscard:
+        obs_encoding = "view"
+
+        def act(self, view, mask):
+            if mask[TAKE_DISCARD]:
+                return TAKE_DISCARD
+            return DISCARD_BASE + parse_card("5c")
+
+    env.opponents[-1] = TakeThenDiscard()  # relative seat 3 from seat 2 = seat 1
+    obs, _ = env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    layout = env.obs_layout
+    known = layout.part(obs, "known_cards")
+    # seat 1 is 3 seats after seat 2 -> row index 2 of known_cards (relative seat 3)
+    assert known[2, parse_card("Kh")] == 1.0
+    assert known.sum() == 1.0
+    hist = layout.part(obs, "discard_history")
+    assert hist[3, parse_card("5c")] == 1.0  # the most recent discard, by relative seat 3
+    assert layout.part(obs, "top_discard")[parse_card("5c")] == 1.0
+    assert np.flatnonzero(layout.part(obs, "hand")).tolist() == sorted(map(parse_card, ["8c", "9d", "Jh"]))
+
+
+def test_lives_reward_and_round_episode():
+    # Agent (seat 1, first to play) knocks at once with a 9 against better hands: -2.
+    deck = stacked_deck(["As Ks Qd", "2c 3c 4c", "Ad Kd 5h", "Ah Kh 6s"], upcard="9s", dealer=0)
+    env = ThirtyOneEnv(seat=1, episode="round", illegal_action="raise")
+    obs, info = env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    obs, reward, term, trunc, info = env.step(KNOCK)
+    assert term and not trunc
+    assert reward == -2.0
+    (result,) = info["round_results"]
+    assert result.reason == "knock" and result.knocker == 1
+
+
+def test_win_reward_on_elimination():
+    deck = stacked_deck(["As Ks Qd", "2c 3c 4c", "Ad Kd 5h", "Ah Kh 6s"], upcard="9s", dealer=0)
+    env = ThirtyOneEnv(rules=thirtyone_env.Rules(lives=1, free_ride=False), seat=1, reward="win")
+    env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    obs, reward, term, _, info = env.step(KNOCK)
+    assert term and reward == -1.0
+    assert info["round_results"][0].eliminated == (1,)
+
+
+def test_illegal_action_penalize_and_raise():
+    env = ThirtyOneEnv()
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, term, trunc, info = env.step(illegal)
+    assert (reward, term, trunc) == (-1.0, True, False)
+    assert info["illegal_action"]["action"] == illegal
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(DRAW_STOCK)
+    env = ThirtyOneEnv(illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match=r"illegal action .*legal: 0 \(draw_stock\)"):
+        env.step(illegal)
+
+
+@pytest.mark.parametrize("action", [-1, 56, 1000, 2.5, "knock", None, True])
+def test_action_outside_the_space_is_a_clear_error(action):
+    env = ThirtyOneEnv()
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        env.step(action)
+
+
+def test_numpy_actions_accepted():
+    env = ThirtyOneEnv()
+    _, info = env.reset(seed=0)
+    a = np.flatnonzero(info["action_mask"])[0]
+    env.step(np.int64(a))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"rules": "nope"}, "unknown rules preset 'nope'"),
+        ({"num_players": 1}, "num_players"),
+        ({"num_players": 10}, "num_players"),
+        ({"seat": 4}, "seat=4"),
+        ({"episode": "match"}, "episode='match'"),
+        ({"reward": "points"}, "reward='points'"),
+        ({"obs_encoding": "image"}, "obs_encoding='image'"),
+        ({"illegal_action": "ignore"}, "illegal_action='ignore'"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"opponents": [RandomPolicy()]}, "1 policies given for 3"),
+        ({"opponents": 5}, "opponents must be"),
+    ],
+)
+def test_bad_arguments_name_the_problem(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ThirtyOneEnv(**kwargs)
+
+
+def test_bad_reset_options():
+    env = ThirtyOneEnv()
+    with pytest.raises(ValueError, match="appears twice"):
+        env.reset(seed=0, options={"deck": ["As", "As"]})
+    with pytest.raises(ValueError, match="unknown card"):
+        env.reset(seed=0, options={"deck": ["Xx"]})
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(seed=0, options={"shuffle": False})
+    with pytest.raises(ValueError, match="not in the piquet32 deck"):
+        ThirtyOneEnv(rules="dutch").reset(seed=0, options={"deck": ["2c"]})
+
+
+def test_render_ansi_shows_own_hand_only():
+    env = ThirtyOneEnv(render_mode="ansi", seat=0)
+    env.reset(seed=4)
+    text = env.render()
+    assert "you seat 0" in text and "hand:" in text
+    for p in (1, 2, 3):
+        for c in env.state.hands[p]:
+            if not (env.state.known[p] >> c) & 1:
+                line = next(ln for ln in text.splitlines() if f"seat {p}:" in ln)
+                assert thirtyone_env.format_card(c) not in line
+
+
+def test_policy_protocol_opponents_and_layout_parts():
+    env = ThirtyOneEnv(opponents=[RandomPolicy(), thirtyone_env.RulePolicy(), RandomPolicy()])
+    obs, info = env.reset(seed=2)
+    parts = env.obs_layout.split(obs)
+    assert set(parts) >= {"hand", "top_discard", "discard_history", "known_cards", "dead_cards", "phase"}
+    assert parts["hand"].sum() == 3
+    assert parts["phase"][0] == 1.0  # agent to draw
+    assert sum(p.size for p in parts.values()) == obs.size

@@ -1,0 +1,19 @@
+"""The README's Python example runs as written."""
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_opens_with_the_two_commands():
+    text = README.read_text()
+    first_block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
+    assert "make demo" in first_block and "make test" in first_block
+
+
+def test_readme_example_runs():
+    example = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)[0]
+    namespace: dict = {}
+    exec(compile(example, "README example", "exec"), namespace)
+    assert namespace["terminated"] or namespace["truncated"]
