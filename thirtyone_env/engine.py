@@ -125,6 +125,7 @@ class GameState:
         "_return_ok",
         "_stand_ok",
         "_blitz_late",
+        "_max_turns",
     )
 
     def __repr__(self) -> str:
@@ -213,6 +214,7 @@ def new_game(
     s._return_ok = rules.allow_discard_return
     s._stand_ok = rules.stand_after_knock
     s._blitz_late = rules.blitz_after_knock
+    s._max_turns = rules.max_turns_per_round
     if dealer is None:
         dealer = int(rng.integers(n))
     s.dealer = 0
@@ -251,11 +253,10 @@ def start_round(
     order = _deck_order(s.rules, rng, deck)
     s.dealer = dealer
     s.round_no += 1
-    seats = []
-    seat = dealer
-    for _ in range(sum(s.active)):
-        seat = _next_active(s, seat)
-        seats.append(seat)
+    active = s.active
+    seats = [(dealer + i) % n for i in range(1, n + 1)]
+    if not all(active):
+        seats = [p for p in seats if active[p]]
     k = len(seats)
     hands: list[list[int]] = [[] for _ in range(n)]
     for i, seat in enumerate(seats):
@@ -303,7 +304,7 @@ def _next_active(s: GameState, seat: int) -> int:
 def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
     """Start ``seat``'s turn, first applying the empty-stock and turn-limit rules."""
     if s.knocker < 0:
-        if s.turn >= s.rules.max_turns_per_round:
+        if s.turn >= s._max_turns:
             _settle(s, VOID, "max_turns", [0] * s.num_players, None, ())
             return
         if not s.stock:
@@ -409,6 +410,18 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == 31 and (s.knocker < 0 or s._blitz_late):
                 _blitz_turn(s, seat)
                 return
+            if s.knocker < 0 and s.stock and s.turn < s._max_turns:
+                # Fast path of _end_turn + _begin_turn: no knock, stock left, no limit.
+                nxt = seat + 1 if seat + 1 < s.num_players else 0
+                if not s.active[nxt]:
+                    nxt = _next_active(s, seat)
+                s.current = nxt
+                s.phase = DRAW
+                s.turn += 1
+                s.player_turns[nxt] += 1
+                s.drawn = -1
+                s.took = -1
+                return
             _end_turn(s, seat, rng)
             return
     raise IllegalActionError(_illegal_message(s, action))
@@ -504,7 +517,7 @@ def _settle(
         for p in out:
             s.active[p] = False
     table = s._table
-    values = tuple(_value(table, s.hands[p]) if p in players else None for p in range(s.num_players))
+    values = tuple(_value(table, h) if h else None for h in s.hands)
     result = RoundResult(
         round_no=s.round_no,
         dealer=s.dealer,
@@ -521,7 +534,7 @@ def _settle(
     s.history.append(("settle", -1, result))
     s.drawn = -1
     s.took = -1
-    remaining = _in_round(s)
+    remaining = players if not out else _in_round(s)
     if len(remaining) == 1:
         s.winners = (remaining[0],)
         s.phase = GAME_OVER
