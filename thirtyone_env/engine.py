@@ -303,10 +303,10 @@ def _next_active(s: GameState, seat: int) -> int:
 
 def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
     """Start ``seat``'s turn, first applying the empty-stock and turn-limit rules."""
+    if s.turn >= s._max_turns:
+        _settle(s, VOID, "max_turns", [0] * s.num_players, s.knocker if s.knocker >= 0 else None, ())
+        return
     if s.knocker < 0:
-        if s.turn >= s._max_turns:
-            _settle(s, VOID, "max_turns", [0] * s.num_players, None, ())
-            return
         if not s.stock:
             mode = s.rules.stock_exhausted
             if mode == "showdown":

@@ -52,8 +52,9 @@ class Rules:
             shuffled into a new stock; if that leaves no stock the round is void) or
             ``"showdown"`` (hands are settled as at a showdown with no knocker). With a
             knock pending the players left may only take the discard or stand.
-        max_turns_per_round: a round in which this many turns have been played with no
-            knock pending ends as void, so every game ends.
+        max_turns_per_round: a round in which this many turns (all players' together,
+            knocks and stands included) have been played ends as void when the next
+            turn would start, knock pending or not, so every game ends.
         max_rounds: a game that reaches this many rounds ends; the players with the
             most lives share first place.
         seats: ``None`` for any table of 2..9 players that the deck can deal
