@@ -276,7 +276,7 @@ def start_round(
     s.drawn = -1
     s.took = -1
     s.current = -1
-    s.history = [("deal", dealer, (tuple(tuple(h) for h in hands), upcard))]
+    s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard))]
     table = s._table
     blitzers = tuple(p for p in seats if _value(table, hands[p]) == 31)
     if blitzers:
@@ -306,23 +306,22 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
     if s.turn >= s._max_turns:
         _settle(s, VOID, "max_turns", [0] * s.num_players, s.knocker if s.knocker >= 0 else None, ())
         return
-    if s.knocker < 0:
+    if s.knocker < 0 and not s.stock:
+        mode = s.rules.stock_exhausted
+        if mode == "showdown":
+            _settle_showdown(s, STOCK_SHOWDOWN, -1)
+            return
+        if mode == "reshuffle":
+            if rng is None:
+                raise ValueError("this transition reshuffles the discard pile: pass rng")
+            top = s.discard.pop()
+            pile = s.discard
+            s.stock = [pile[i] for i in rng.permutation(len(pile)).tolist()]
+            s.discard = [top]
+            s.history.append(("reshuffle", -1, len(s.stock)))
         if not s.stock:
-            mode = s.rules.stock_exhausted
-            if mode == "showdown":
-                _settle_showdown(s, STOCK_SHOWDOWN, -1)
-                return
-            if mode == "reshuffle":
-                if rng is None:
-                    raise ValueError("this transition reshuffles the discard pile: pass rng")
-                top = s.discard.pop()
-                pile = s.discard
-                s.stock = [pile[i] for i in rng.permutation(len(pile)).tolist()]
-                s.discard = [top]
-                s.history.append(("reshuffle", -1, len(s.stock)))
-            if not s.stock:
-                _settle(s, VOID, "stock_exhausted", [0] * s.num_players, None, ())
-                return
+            _settle(s, VOID, "stock_exhausted", [0] * s.num_players, None, ())
+            return
     s.current = seat
     s.phase = DRAW
     s.turn += 1
@@ -469,10 +468,9 @@ def _settle_blitz(s: GameState, blitzers: tuple[int, ...], detail: str) -> None:
 def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
     """Lowest hand(s) lose 1; a knocker strictly lowest pays ``knocker_penalty``."""
     table = s._table
-    players = _in_round(s)
-    values = {p: _value(table, s.hands[p]) for p in players}
-    low = min(values.values())
-    tied = [p for p in players if values[p] == low]
+    values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if h else None for h in s.hands)
+    low = min(v for v in values if v is not None)
+    tied = [p for p, v in enumerate(values) if v == low]
     losses = [0] * s.num_players
     rules = s.rules
     if knocker in tied:
@@ -490,7 +488,7 @@ def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
     else:
         for p in tied:
             losses[p] = 1
-    _settle(s, reason, reason, losses, knocker if knocker >= 0 else None, ())
+    _settle(s, reason, reason, losses, knocker if knocker >= 0 else None, (), values)
 
 
 def _settle(
@@ -500,47 +498,54 @@ def _settle(
     losses: list[int],
     knocker: int | None,
     blitzers: tuple[int, ...],
+    values: tuple[float | None, ...] | None = None,
 ) -> None:
-    """Apply lives lost, eliminate, and decide whether the game is over."""
-    rules = s.rules
-    players = _in_round(s)
-    floor = 0 if rules.free_ride else 1
-    out = [p for p in players if s.lives[p] - losses[p] < floor]
+    """Apply lives lost, eliminate, and decide whether the game is over.
+
+    ``values`` (every seat's hand value, ``None`` if not dealt in) is computed here
+    unless the caller already has it.
+    """
+    if values is None:
+        table = s._table
+        values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if h else None for h in s.hands)
+    players = [p for p, h in enumerate(s.hands) if h]
+    lives = s.lives
+    floor = 0 if s.rules.free_ride else 1
+    out = [p for p in players if lives[p] - losses[p] < floor]
     if out and len(out) == len(players):
         # No game ends without a winner: all stay in at their lowest legal count.
         for p in players:
-            s.lives[p] = max(floor, s.lives[p] - losses[p])
+            lives[p] = max(floor, lives[p] - losses[p])
         out = []
     else:
         for p in players:
-            s.lives[p] = max(0, s.lives[p] - losses[p])
+            if losses[p]:
+                lives[p] = max(0, lives[p] - losses[p])
         for p in out:
             s.active[p] = False
-    table = s._table
-    values = tuple(_value(table, h) if h else None for h in s.hands)
     result = RoundResult(
-        round_no=s.round_no,
-        dealer=s.dealer,
-        reason=reason,
-        detail=detail,
-        losses=tuple(losses),
-        values=values,
-        knocker=knocker,
-        blitzers=blitzers,
-        eliminated=tuple(out),
-        lives_after=tuple(s.lives),
+        s.round_no,
+        s.dealer,
+        reason,
+        detail,
+        tuple(losses),
+        values,
+        knocker,
+        blitzers,
+        tuple(out),
+        tuple(lives),
     )
     s.result = result
     s.history.append(("settle", -1, result))
     s.drawn = -1
     s.took = -1
-    remaining = players if not out else _in_round(s)
+    remaining = [p for p in players if s.active[p]] if out else players
     if len(remaining) == 1:
         s.winners = (remaining[0],)
         s.phase = GAME_OVER
-    elif s.round_no >= rules.max_rounds:
-        best = max(s.lives[p] for p in remaining)
-        s.winners = tuple(p for p in remaining if s.lives[p] == best)
+    elif s.round_no >= s.rules.max_rounds:
+        best = max(lives[p] for p in remaining)
+        s.winners = tuple(p for p in remaining if lives[p] == best)
         s.phase = GAME_OVER
     else:
         s.phase = ROUND_OVER
