@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from thirtyone_env.actions import NUM_ACTIONS, action_name
-from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
+from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, flat_space
 from thirtyone_env.engine import (
     GAME_OVER,
     PHASE_NAMES,
@@ -48,6 +48,7 @@ from thirtyone_env.engine import (
     new_game,
     start_round,
 )
+from thirtyone_env.match import observe
 from thirtyone_env.policies import RulePolicy
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import describe_view, player_view, public_result
@@ -153,12 +154,7 @@ class ThirtyOneEnv(gym.Env):
     # -- observations -------------------------------------------------------------
 
     def _observe(self, seat: int, encoding: str) -> Any:
-        s = self.state
-        if encoding == "flat":
-            return encode_flat(s, seat, self.obs_layout)
-        if encoding == "dict":
-            return encode_dict(s, seat, self.obs_layout)
-        return player_view(s, seat)
+        return observe(self.state, seat, encoding, self.obs_layout)
 
     def _info(self, results: list[RoundResult] | None = None) -> dict[str, Any]:
         s = self.state
