@@ -1,31 +1,42 @@
-"""Players for Thirty-One tables, by name: ``agents.make("random")``.
+"""Players for Thirty-One tables, by name: ``agents.make("expert")``.
 
 Every player follows the protocol of :mod:`thirtyone_env.policies`:
-``act(observation, action_mask) -> int``, optional ``obs_encoding`` and ``reset(rng)``.
+``act(observation, action_mask) -> int``, an ``obs_encoding`` (the heuristics read a
+:class:`~thirtyone_env.views.PlayerView`, which holds no hidden card) and, for players
+that use randomness, ``reset(rng)`` to receive the generator of the game.
+
+| name      | player                                                            |
+|-----------|-------------------------------------------------------------------|
+| random    | uniform over legal actions                                        |
+| greedy    | take the discard if it helps, else draw; knock at a fixed value    |
+| blitz31   | the Blitz31 Windows game's computer player (master suit)           |
+| expert    | expected-value draws, knock by estimated survival chance           |
+| search    | determinized Monte Carlo search over the fast engine               |
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from typing import Any
 
-from thirtyone_env.policies import RandomPolicy, RulePolicy
-
-REGISTRY: dict[str, Callable[..., Any]] = {
-    "random": RandomPolicy,
-    "rule": RulePolicy,
+#: name -> "module:attribute" of the player class (imported on first use).
+REGISTRY: dict[str, str] = {
+    "random": "thirtyone_env.policies:RandomPolicy",
+    "greedy": "thirtyone_env.policies:GreedyPolicy",
+    "blitz31": "agents.blitz31:Blitz31Player",
+    "expert": "agents.expert:ExpertPlayer",
+    "search": "agents.search:SearchPlayer",
 }
 
 
 def names() -> list[str]:
     """Names :func:`make` accepts."""
-    return sorted(REGISTRY)
+    return list(REGISTRY)
 
 
 def make(name: str, **kwargs: Any) -> Any:
     """A new player by registry name; keyword arguments go to its constructor."""
-    try:
-        factory = REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown player {name!r}; players are {names()}") from None
-    return factory(**kwargs)
+    if name not in REGISTRY:
+        raise ValueError(f"unknown player {name!r}; players are {names()}")
+    module, attr = REGISTRY[name].split(":")
+    return getattr(importlib.import_module(module), attr)(**kwargs)

@@ -235,7 +235,7 @@ def test_render_ansi_shows_own_hand_only():
 
 
 def test_policy_protocol_opponents_and_layout_parts():
-    env = ThirtyOneEnv(opponents=[RandomPolicy(), thirtyone_env.RulePolicy(), RandomPolicy()])
+    env = ThirtyOneEnv(opponents=[RandomPolicy(), thirtyone_env.GreedyPolicy(), RandomPolicy()])
     obs, info = env.reset(seed=2)
     parts = env.obs_layout.split(obs)
     assert set(parts) >= {"hand", "top_discard", "discard_history", "known_cards", "dead_cards", "phase"}

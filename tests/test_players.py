@@ -7,13 +7,13 @@ import agents
 from thirtyone_env.actions import KNOCK, TAKE_DISCARD
 from thirtyone_env.engine import new_game, stacked_deck
 from thirtyone_env.match import play_game
-from thirtyone_env.policies import RandomPolicy, RulePolicy
+from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.views import player_view
 
 
 def test_registry_makes_players_and_rejects_unknown_names():
     assert isinstance(agents.make("random"), RandomPolicy)
-    assert agents.make("rule", knock_at=20).knock_at == 20
+    assert agents.make("greedy", knock_at=20).knock_at == 20
     with pytest.raises(ValueError, match=r"unknown player 'expertt'.*random"):
         agents.make("expertt")
 
@@ -24,7 +24,7 @@ def test_rule_player_knocks_high_and_takes_a_useful_discard():
     s = new_game(None, 3, rng, dealer=2, deck=deck)
     from thirtyone_env.engine import legal_mask
 
-    rule = RulePolicy(knock_at=25)
+    rule = GreedyPolicy(knock_at=25)
     assert rule.act(player_view(s, 0), legal_mask(s)) == TAKE_DISCARD  # Qs makes 31
     deck = stacked_deck(["As Ks 9s", "2c 3c 5h", "4d 6d 8h"], upcard="2d", dealer=2)
     s = new_game(None, 3, rng, dealer=2, deck=deck)
@@ -32,7 +32,7 @@ def test_rule_player_knocks_high_and_takes_a_useful_discard():
 
 
 def test_games_between_players_are_reproducible_and_end():
-    players = [RulePolicy(), RandomPolicy(), RulePolicy(knock_at=21), RandomPolicy()]
+    players = [GreedyPolicy(), RandomPolicy(), GreedyPolicy(knock_at=21), RandomPolicy()]
     a = play_game(players, np.random.default_rng(9), "pagat")
     b = play_game(players, np.random.default_rng(9), "pagat")
     assert a == b
@@ -40,7 +40,7 @@ def test_games_between_players_are_reproducible_and_end():
 
 
 def test_game_records_account_for_every_life():
-    rec = play_game([RulePolicy(), RandomPolicy(), RulePolicy()], np.random.default_rng(1), None)
+    rec = play_game([GreedyPolicy(), RandomPolicy(), GreedyPolicy()], np.random.default_rng(1), None)
     lives = [4, 4, 4]
     for r in rec.rounds:
         dealt = [p for p in range(3) if r.values[p] is not None]

@@ -9,7 +9,7 @@ from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, 
 from thirtyone_env.cards import format_card, hand_value, parse_card
 from thirtyone_env.engine import IllegalActionError, RoundResult
 from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.policies import Policy, RandomPolicy, RulePolicy
+from thirtyone_env.policies import GreedyPolicy, Policy, RandomPolicy
 from thirtyone_env.rules import Rules
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "Policy",
     "RandomPolicy",
     "RoundResult",
-    "RulePolicy",
+    "GreedyPolicy",
     "Rules",
     "ThirtyOneEnv",
     "format_card",

@@ -14,7 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from thirtyone_env.match import play_game
-from thirtyone_env.policies import RandomPolicy, RulePolicy
+from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.rules import PRESETS, Rules
 
 
@@ -28,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--games must be at least 1")
     rules = Rules.preset(args.rules)
     players = {
-        "rule-25": RulePolicy(knock_at=25),
-        "rule-21": RulePolicy(knock_at=21),
-        "rule-28": RulePolicy(knock_at=28),
+        "greedy-25": GreedyPolicy(knock_at=25),
+        "greedy-21": GreedyPolicy(knock_at=21),
+        "greedy-28": GreedyPolicy(knock_at=28),
         "random": RandomPolicy(),
     }
     names = list(players)

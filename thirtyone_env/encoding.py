@@ -146,10 +146,11 @@ def encode_flat(s: GameState, seat: int, layout: ObsLayout) -> np.ndarray:
             idx.append(o["active"] + (p - seat) % n)
     obs[idx] = 1.0
 
-    if s.n_discards:
+    n_discards = len(s.discards)
+    if n_discards:
         seats = np.asarray(s.disc_seat)
         cards = np.flatnonzero(seats >= 0)
-        age = (s.n_discards - 1) - np.asarray(s.disc_order)[cards]
+        age = (n_discards - 1) - np.asarray(s.disc_order)[cards]
         rel = (seats[cards] - seat) % n
         obs[o["discard_history"] + rel * 52 + cards] = 1.0 / (1.0 + age)
     start_lives = s.rules.lives

@@ -89,8 +89,9 @@ class GameState:
     (top card last), ``current`` (seat to act), ``phase``, ``knocker`` (-1: none),
     ``turn`` (turns started this round), ``player_turns`` (per seat), ``known``
     (per seat, bitmask of cards publicly known in that hand: taken from the discard
-    pile and not discarded since), ``disc_seat`` / ``disc_order`` (per card: who last
-    discarded it this round and at which discard count, -1 if never), ``n_discards``,
+    pile and not discarded since), ``discards`` (public: ``(seat, card)`` for every
+    discard this round, in order), ``disc_seat`` / ``disc_order`` (per card: who last
+    discarded it and its index in ``discards``, -1 if never),
     ``drawn`` / ``took`` (the card drawn / taken from the discard pile this turn, -1),
     ``history``, ``result`` (the last :class:`RoundResult`), ``winners``.
     """
@@ -114,7 +115,7 @@ class GameState:
         "known",
         "disc_seat",
         "disc_order",
-        "n_discards",
+        "discards",
         "drawn",
         "took",
         "history",
@@ -272,7 +273,7 @@ def start_round(
     s.known = [0] * n
     s.disc_seat = [-1] * NUM_CARDS
     s.disc_order = [-1] * NUM_CARDS
-    s.n_discards = 0
+    s.discards = []
     s.drawn = -1
     s.took = -1
     s.current = -1
@@ -403,8 +404,8 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.discard.append(card)
             s.known[seat] &= ~(1 << card)
             s.disc_seat[card] = seat
-            s.disc_order[card] = s.n_discards
-            s.n_discards += 1
+            s.disc_order[card] = len(s.discards)
+            s.discards.append((seat, card))
             s.history.append(("discard", seat, card))
             if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == 31 and (s.knocker < 0 or s._blitz_late):
                 _blitz_turn(s, seat)
@@ -578,6 +579,7 @@ def clone_state(s: GameState) -> GameState:
     c.player_turns = s.player_turns[:]
     c.known = s.known[:]
     c.disc_seat = s.disc_seat[:]
+    c.discards = s.discards[:]
     c.disc_order = s.disc_order[:]
     c.history = s.history[:]
     return c

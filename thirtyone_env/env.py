@@ -49,7 +49,7 @@ from thirtyone_env.engine import (
     start_round,
 )
 from thirtyone_env.match import observe
-from thirtyone_env.policies import RulePolicy
+from thirtyone_env.policies import GreedyPolicy
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import describe_view, player_view, public_result
 
@@ -71,7 +71,7 @@ class ThirtyOneEnv(gym.Env):
     Args:
         num_players: table size, 2..9 (the rules' deck must deal it).
         rules: a :class:`~thirtyone_env.rules.Rules` or a preset name.
-        opponents: ``None`` (a :class:`~thirtyone_env.policies.RulePolicy` in every
+        opponents: ``None`` (a :class:`~thirtyone_env.policies.GreedyPolicy` in every
             other seat), one policy for all of them, or a list of ``num_players - 1``
             policies seated clockwise after the agent.
         seat: the agent's seat, or ``"random"`` (drawn each episode).
@@ -132,7 +132,7 @@ class ThirtyOneEnv(gym.Env):
     def _seat_opponents(self, opponents: Any) -> list[Any]:
         k = self.num_players - 1
         if opponents is None:
-            opps = [RulePolicy() for _ in range(k)]
+            opps = [GreedyPolicy() for _ in range(k)]
         elif hasattr(opponents, "act"):
             opps = [opponents] * k
         elif isinstance(opponents, Sequence) and not isinstance(opponents, str):

@@ -45,12 +45,13 @@ class RandomPolicy:
         return int(legal[self.rng.integers(legal.size)])
 
 
-class RulePolicy:
-    """A simple deterministic rule player (the env's default opponent).
+class GreedyPolicy:
+    """The greedy baseline, and the env's default opponent.
 
-    Takes the top discard when it raises the best hand value reachable, else draws from
-    the stock; discards the card that leaves the highest value; knocks when its hand is
-    worth at least ``knock_at``; on a last turn stands when drawing cannot help.
+    Takes the top discard when that raises the best hand value it can keep, else draws
+    from the stock (drawing never lowers the value: the drawn card may be discarded);
+    discards the card that leaves the highest value; knocks when its hand is worth at
+    least ``knock_at``. Deterministic: ties go to the lowest card id.
     """
 
     obs_encoding = "view"
@@ -63,33 +64,35 @@ class RulePolicy:
         table = value_table(v.rules.three_of_a_kind)
         hand = v.hand
         if len(hand) == 4:
-            best, best_action = -1.0, -1
-            for c in hand:
-                a = DISCARD_BASE + c
-                if not action_mask[a]:
-                    continue
-                rest = [x for x in hand if x != c]
-                val = table[rest[0] * 2704 + rest[1] * 52 + rest[2]]
-                if val > best:
-                    best, best_action = val, a
-            return best_action
-        now = table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+            return best_discard(hand, table, action_mask)[1]
+        a, b, c = hand
+        now = table[a * 2704 + b * 52 + c]
         if action_mask[KNOCK] and now >= self.knock_at:
             return KNOCK
         top = v.top_discard
         if top >= 0 and action_mask[TAKE_DISCARD]:
-            a, b, c = hand
             with_top = max(
                 table[b * 2704 + c * 52 + top],
                 table[a * 2704 + c * 52 + top],
                 table[a * 2704 + b * 52 + top],
             )
-            if with_top > now or not (action_mask[DRAW_STOCK] or action_mask[STAND]):
+            if with_top > now or not action_mask[DRAW_STOCK]:
                 return TAKE_DISCARD
-        if action_mask[STAND] and now >= self.knock_at - 4:
-            return STAND
         if action_mask[DRAW_STOCK]:
             return DRAW_STOCK
-        if action_mask[STAND]:
-            return STAND
-        return TAKE_DISCARD
+        return STAND
+
+
+def best_discard(hand: tuple[int, ...], table: tuple, action_mask: np.ndarray) -> tuple[float, int]:
+    """(value kept, action) of the legal discard that leaves the best 3-card hand;
+    ties go to the lowest card id."""
+    best, best_action = -1.0, -1
+    for c in sorted(hand):
+        a = DISCARD_BASE + c
+        if not action_mask[a]:
+            continue
+        x, y, z = [h for h in hand if h != c]
+        val = table[x * 2704 + y * 52 + z]
+        if val > best:
+            best, best_action = val, a
+    return best, best_action

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from thirtyone_env.engine import DISCARD, DRAW, KNOCKED, PHASE_NAMES, STOCK_SHOWDOWN, GameState, RoundResult
+from thirtyone_env.engine import DISCARD, KNOCKED, PHASE_NAMES, STOCK_SHOWDOWN, GameState, RoundResult
 from thirtyone_env.rules import Rules
 
 
@@ -40,7 +40,7 @@ class PlayerView(NamedTuple):
     top_discard: int  #: -1 if the pile is empty
     discard_pile: tuple[int, ...]  #: bottom to top, all face up
     discards: tuple[tuple[int, int], ...]  #: (seat, card) for every discard this round, in order
-    known: tuple[tuple[int, ...], ...]  #: per seat: cards known to be in that hand
+    known: tuple[tuple[int, ...], ...]  #: per seat: cards known to be in that hand (own: the hand)
     lives: tuple[int, ...]
     active: tuple[bool, ...]
     dealer: int
@@ -48,36 +48,65 @@ class PlayerView(NamedTuple):
     stock_size: int
     turn: int  #: this seat's turn number in the round (1 = first)
     round_no: int
+    turns_played: int  #: turns started this round, all seats together
 
     def relative(self, seat: int) -> int:
         return (seat - self.seat) % self.num_players
 
+    def unseen(self) -> list[int]:
+        """Cards this seat cannot see: the stock and opponents' unknown cards."""
+        seen = set(self.hand)
+        seen.update(self.discard_pile)
+        for cards in self.known:
+            seen.update(cards)
+        return [c for c in self.rules.deck_cards if c not in seen]
+
+    def players_after(self) -> list[int]:
+        """Seats still in, clockwise from the one after this seat."""
+        n = self.num_players
+        return [p for p in ((self.seat + k) % n for k in range(1, n)) if self.active[p]]
+
+    def turns_left_after_knock(self) -> int:
+        """With a knock pending: how many turns (including this seat's, if to act)
+        remain before the showdown; -1 without a knock."""
+        if self.knocker < 0:
+            return -1
+        n = self.num_players
+        count = 0
+        p = self.seat if self.my_turn else (self.seat + 1) % n
+        while p != self.knocker:
+            if self.active[p]:
+                count += 1
+            p = (p + 1) % n
+        return count
+
 
 def player_view(s: GameState, seat: int) -> PlayerView:
     """The view of ``seat``: own hand, public cards, nothing hidden."""
-    mine = s.current == seat and s.phase in (DRAW, DISCARD)
-    discards = tuple((p, c) for kind, p, c in s.history if kind == "discard")
-    known = tuple(tuple(s.hands[p]) if p == seat else bits_to_cards(s.known[p]) for p in range(s.num_players))
+    phase = s.phase
+    mine = s.current == seat and phase <= DISCARD
+    known = tuple(tuple(s.hands[p]) if p == seat else bits_to_cards(m) for p, m in enumerate(s.known))
     return PlayerView(
-        seat=seat,
-        num_players=s.num_players,
-        rules=s.rules,
-        phase=PHASE_NAMES[s.phase],
-        my_turn=mine,
-        hand=tuple(s.hands[seat]),
-        drawn=s.drawn if mine and s.phase == DISCARD else -1,
-        took=s.took if mine else -1,
-        top_discard=s.discard[-1] if s.discard else -1,
-        discard_pile=tuple(s.discard),
-        discards=discards,
-        known=known,
-        lives=tuple(s.lives),
-        active=tuple(s.active),
-        dealer=s.dealer,
-        knocker=s.knocker,
-        stock_size=len(s.stock),
-        turn=s.player_turns[seat],
-        round_no=s.round_no,
+        seat,
+        s.num_players,
+        s.rules,
+        PHASE_NAMES[phase],
+        mine,
+        tuple(s.hands[seat]),
+        s.drawn if mine and phase == DISCARD else -1,
+        s.took if mine else -1,
+        s.discard[-1] if s.discard else -1,
+        tuple(s.discard),
+        tuple(s.discards),
+        known,
+        tuple(s.lives),
+        tuple(s.active),
+        s.dealer,
+        s.knocker,
+        len(s.stock),
+        s.player_turns[seat],
+        s.round_no,
+        s.turn,
     )
 
 

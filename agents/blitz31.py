@@ -1,0 +1,74 @@
+"""The computer player of the open-source Windows game Blitz31.
+
+It collects a *master suit*: the suit worth most in its hand (ties: the higher suit
+index). It takes the top discard only when that card is of the master suit and raises
+the hand value, else draws from the stock; it throws the card that leaves the best
+hand, preferring to keep master-suit cards; it knocks with a hand worth more than 25
+while at least 20 cards remain in the stock, and more than 29 after.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.cards import CARD_VALUES, value_table
+from thirtyone_env.views import PlayerView
+
+
+def master_suit(hand: tuple[int, ...]) -> int:
+    """The suit with the highest card-value sum in ``hand`` (ties: higher suit)."""
+    sums = [0, 0, 0, 0]
+    for c in hand:
+        sums[c // 13] += CARD_VALUES[c]
+    return max(range(4), key=lambda s: (sums[s], s))
+
+
+class Blitz31Player:
+    """Blitz31's computer player (see the module doc)."""
+
+    obs_encoding = "view"
+
+    def __init__(self, early_knock: float = 25, late_knock: float = 29, late_stock: int = 20) -> None:
+        self.early_knock = early_knock
+        self.late_knock = late_knock
+        self.late_stock = late_stock
+
+    def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
+        v = observation
+        table = value_table(v.rules.three_of_a_kind)
+        hand = v.hand
+        if len(hand) == 4:
+            return self._discard(hand, table, action_mask)
+        a, b, c = hand
+        now = table[a * 2704 + b * 52 + c]
+        threshold = self.early_knock if v.stock_size >= self.late_stock else self.late_knock
+        if action_mask[KNOCK] and now > threshold:
+            return KNOCK
+        top = v.top_discard
+        if top >= 0 and action_mask[TAKE_DISCARD]:
+            with_top = max(
+                table[b * 2704 + c * 52 + top],
+                table[a * 2704 + c * 52 + top],
+                table[a * 2704 + b * 52 + top],
+            )
+            if (top // 13 == master_suit(hand) and with_top > now) or not action_mask[DRAW_STOCK]:
+                return TAKE_DISCARD
+        if action_mask[DRAW_STOCK]:
+            return DRAW_STOCK
+        return STAND if action_mask[STAND] else TAKE_DISCARD
+
+    @staticmethod
+    def _discard(hand: tuple[int, ...], table: tuple, action_mask: np.ndarray) -> int:
+        master = master_suit(hand)
+        best_key, best_action = None, -1
+        for c in sorted(hand):
+            a = DISCARD_BASE + c
+            if not action_mask[a]:
+                continue
+            x, y, z = [h for h in hand if h != c]
+            # best value first; then keep master-suit cards; then throw the low card
+            key = (table[x * 2704 + y * 52 + z], c // 13 != master, -CARD_VALUES[c])
+            if best_key is None or key > best_key:
+                best_key, best_action = key, a
+        return best_action
