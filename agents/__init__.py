@@ -40,3 +40,31 @@ def make(name: str, **kwargs: Any) -> Any:
         raise ValueError(f"unknown player {name!r}; players are {names()}")
     module, attr = REGISTRY[name].split(":")
     return getattr(importlib.import_module(module), attr)(**kwargs)
+
+
+def from_spec(spec: str) -> Any:
+    """A player from a command-line spec: ``"greedy"`` or ``"greedy:knock_at=27"``
+    (``name:key=value,key=value``; values are read as int, float, true/false or text)."""
+    name, _, params = spec.partition(":")
+    kwargs: dict[str, Any] = {}
+    for item in filter(None, params.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bad player option {item!r} in {spec!r}: expected key=value")
+        kwargs[key.strip()] = _parse_value(raw.strip())
+    try:
+        return make(name.strip(), **kwargs)
+    except TypeError as e:
+        raise ValueError(f"bad options for player {name!r}: {e}") from None
+
+
+def _parse_value(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return raw

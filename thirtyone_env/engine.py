@@ -18,7 +18,8 @@ History: ``state.history`` holds the events of the current round as tuples
 
 | kind             | seat     | data                                             |
 |------------------|----------|--------------------------------------------------|
-| ``"deal"``       | dealer   | ``(hands, upcard)``: every seat's dealt hand      |
+| ``"deal"``       | dealer   | ``(hands, upcard, lives)``: every seat's dealt    |
+|                  |          | hand, the upcard, lives at the deal              |
 | ``"draw_stock"`` | player   | card drawn                                       |
 | ``"take_discard"``| player  | card taken                                       |
 | ``"discard"``    | player   | card discarded                                   |
@@ -145,6 +146,8 @@ def _deck_order(rules: Rules, rng: np.random.Generator, deck: Sequence | None) -
     if deck is None:
         return rng.permutation(_DECK_ARRAYS[rules.deck]).tolist()
     cards = rules.deck_cards
+    if type(deck) is list and len(deck) == len(cards) and set(deck) == set(cards):
+        return list(deck)  # a whole deck of ids (the tournament's pre-shuffled decks)
     top = parse_cards(deck)
     allowed = set(cards)
     seen: set[int] = set()
@@ -277,7 +280,7 @@ def start_round(
     s.drawn = -1
     s.took = -1
     s.current = -1
-    s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard))]
+    s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
     table = s._table
     blitzers = tuple(p for p in seats if _value(table, hands[p]) == 31)
     if blitzers:
@@ -350,11 +353,24 @@ def legal_actions(s: GameState) -> list[int]:
     return []
 
 
+_MASKS: dict[tuple[int, ...], np.ndarray] = {}
+
+
 def legal_mask(s: GameState) -> np.ndarray:
-    """Legal actions as an ``int8`` mask of length ``NUM_ACTIONS``."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[legal_actions(s)] = 1
-    return mask
+    """Legal actions as an ``int8`` mask of length ``NUM_ACTIONS`` (a fresh array).
+
+    Masks are built once per distinct set of legal actions and copied out, which is
+    several times faster than filling a new array each call.
+    """
+    key = tuple(legal_actions(s))
+    mask = _MASKS.get(key)
+    if mask is None:
+        if len(_MASKS) > 200_000:
+            _MASKS.clear()
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[list(key)] = 1
+        _MASKS[key] = mask
+    return mask.copy()
 
 
 def apply_action(s: GameState, action: int, rng: np.random.Generator | None = None) -> None:

@@ -86,13 +86,15 @@ class GreedyPolicy:
 def best_discard(hand: tuple[int, ...], table: tuple, action_mask: np.ndarray) -> tuple[float, int]:
     """(value kept, action) of the legal discard that leaves the best 3-card hand;
     ties go to the lowest card id."""
-    best, best_action = -1.0, -1
-    for c in sorted(hand):
-        a = DISCARD_BASE + c
-        if not action_mask[a]:
-            continue
-        x, y, z = [h for h in hand if h != c]
-        val = table[x * 2704 + y * 52 + z]
-        if val > best:
-            best, best_action = val, a
-    return best, best_action
+    a, b, c, d = hand
+    options = (
+        (table[b * 2704 + c * 52 + d], a),
+        (table[a * 2704 + c * 52 + d], b),
+        (table[a * 2704 + b * 52 + d], c),
+        (table[a * 2704 + b * 52 + c], d),
+    )
+    best, best_card = -1.0, 99
+    for value, card in options:
+        if (value > best or (value == best and card < best_card)) and action_mask[DISCARD_BASE + card]:
+            best, best_card = value, card
+    return best, DISCARD_BASE + best_card

@@ -14,15 +14,23 @@ from typing import NamedTuple
 from thirtyone_env.engine import DISCARD, KNOCKED, PHASE_NAMES, STOCK_SHOWDOWN, GameState, RoundResult
 from thirtyone_env.rules import Rules
 
+_BITS: dict[int, tuple[int, ...]] = {0: ()}
+
 
 def bits_to_cards(mask: int) -> tuple[int, ...]:
-    """Card ids of the set bits of ``mask``, ascending."""
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return tuple(cards)
+    """Card ids of the set bits of ``mask``, ascending (memoised: few masks recur)."""
+    cards = _BITS.get(mask)
+    if cards is None:
+        found = []
+        m = mask
+        while m:
+            low = m & -m
+            found.append(low.bit_length() - 1)
+            m ^= low
+        cards = tuple(found)
+        if len(_BITS) < 100_000:
+            _BITS[mask] = cards
+    return cards
 
 
 class PlayerView(NamedTuple):
@@ -40,7 +48,7 @@ class PlayerView(NamedTuple):
     top_discard: int  #: -1 if the pile is empty
     discard_pile: tuple[int, ...]  #: bottom to top, all face up
     discards: tuple[tuple[int, int], ...]  #: (seat, card) for every discard this round, in order
-    known: tuple[tuple[int, ...], ...]  #: per seat: cards known to be in that hand (own: the hand)
+    known_masks: tuple[int, ...]  #: per seat: bitmask of cards known in that hand (see ``known``)
     lives: tuple[int, ...]
     active: tuple[bool, ...]
     dealer: int
@@ -49,6 +57,15 @@ class PlayerView(NamedTuple):
     turn: int  #: this seat's turn number in the round (1 = first)
     round_no: int
     turns_played: int  #: turns started this round, all seats together
+
+    @property
+    def known(self) -> tuple[tuple[int, ...], ...]:
+        """Per seat: the cards known to be in that hand (own seat: the whole hand);
+        an opponent's known cards are those it took from the discard pile and has not
+        discarded since."""
+        known = [bits_to_cards(m) for m in self.known_masks]
+        known[self.seat] = self.hand
+        return tuple(known)
 
     def relative(self, seat: int) -> int:
         return (seat - self.seat) % self.num_players
@@ -85,7 +102,6 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     """The view of ``seat``: own hand, public cards, nothing hidden."""
     phase = s.phase
     mine = s.current == seat and phase <= DISCARD
-    known = tuple(tuple(s.hands[p]) if p == seat else bits_to_cards(m) for p, m in enumerate(s.known))
     return PlayerView(
         seat,
         s.num_players,
@@ -98,7 +114,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         s.discard[-1] if s.discard else -1,
         tuple(s.discard),
         tuple(s.discards),
-        known,
+        tuple(s.known),
         tuple(s.lives),
         tuple(s.active),
         s.dealer,

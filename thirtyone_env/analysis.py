@@ -1,0 +1,219 @@
+"""Research records from round histories: knocks, turns and suit switches.
+
+Every function reads one round's ``state.history`` (see :mod:`thirtyone_env.engine`)
+and returns a list of plain dicts, one per event, ready for ``pandas.DataFrame(...)``
+or for the evaluation harness. Nothing here plots.
+
+Definitions:
+
+- A **turn** is one player's move: draw from the stock or take the discard and then
+  discard (a *draw turn*), knock, or stand. ``turn`` counts a player's own turns in
+  the round from 1; ``round_turn`` counts everyone's.
+- The **best suits** of a 3-card hand are the suits whose cards sum to the hand's
+  suit value (the suit sums' maximum); ties give several. A **suit switch** happens on
+  a draw turn when none of the best suits after the turn was a best suit before it:
+  the player has abandoned the suit it was building. Three-of-a-kind scoring does not
+  enter this definition (it is about suits).
+- The **discard-suit change** is the seed text's outward signal ("if a player discards
+  a suit other than the one discarded on their previous turn, one can infer they are
+  switching suits"): on a draw turn after the player's first discard of the round,
+  whether the discarded card's suit differs from that of the player's previous discard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from thirtyone_env.cards import CARD_VALUES, value_table
+from thirtyone_env.engine import RoundResult
+from thirtyone_env.rules import Rules
+
+TURN_KINDS = ("draw_stock", "take_discard", "knock", "stand")
+
+
+def best_suits(hand: Sequence[int]) -> frozenset[int]:
+    """Suits (0..3) whose card values sum to the maximum suit sum of ``hand``."""
+    sums = [0, 0, 0, 0]
+    for c in hand:
+        sums[c // 13] += CARD_VALUES[c]
+    top = max(sums)
+    return frozenset(s for s in range(4) if sums[s] == top)
+
+
+@cache
+def _best_suit_masks() -> tuple[int, ...]:
+    """Bitmask of :func:`best_suits` for every ordered triple (index a*2704+b*52+c)."""
+    c = np.arange(52)
+    a, b, d = np.meshgrid(c, c, c, indexing="ij")
+    values = np.asarray(CARD_VALUES)
+    sums = np.zeros((4, 52, 52, 52), dtype=np.int64)
+    for card in (a, b, d):
+        np.add.at(sums, (card // 13, a, b, d), values[card])
+    best = sums == sums.max(axis=0)
+    masks = sum(best[s].astype(np.int64) << s for s in range(4))
+    return tuple(masks.ravel().tolist())
+
+
+def _result(history: list) -> RoundResult | None:
+    return history[-1][2] if history and history[-1][0] == "settle" else None
+
+
+def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
+    """One record per turn of the round, in order.
+
+    Keys: ``seat``, ``turn``, ``round_turn``, ``kind`` (``"draw_stock"``,
+    ``"take_discard"``, ``"knock"`` or ``"stand"``), ``card_in`` / ``card_out`` (drawn and
+    discarded card, -1 if none), ``value_before`` / ``value_after``, ``stock_left`` (at the
+    start of the turn), ``switched`` (suit switch, see the module doc),
+    ``discard_suit_changed`` (``None`` when there is no previous discard to compare).
+    """
+    rules = rules or Rules()
+    table = value_table(rules.three_of_a_kind)
+    suits = _best_suit_masks()
+    deal = history[0]
+    hands = [list(h) for h in deal[2][0]]
+    n_dealt = sum(1 for h in hands if h)
+    stock = len(rules.deck_cards) - 3 * n_dealt - 1
+    turns = [0] * len(hands)
+    last_suit = [-1] * len(hands)
+    records: list[dict[str, Any]] = []
+    round_turn = 0
+    pending: dict[str, Any] | None = None
+    for kind, seat, data in history[1:]:
+        if kind in TURN_KINDS:
+            turns[seat] += 1
+            round_turn += 1
+            h = hands[seat]
+            value = table[h[0] * 2704 + h[1] * 52 + h[2]]
+            rec = {
+                "seat": seat,
+                "turn": turns[seat],
+                "round_turn": round_turn,
+                "kind": kind,
+                "card_in": -1,
+                "card_out": -1,
+                "value_before": value,
+                "value_after": value,
+                "stock_left": stock,
+                "switched": False,
+                "discard_suit_changed": None,
+            }
+            records.append(rec)
+            if kind in ("draw_stock", "take_discard"):
+                rec["card_in"] = data
+                if kind == "draw_stock":
+                    stock -= 1
+                pending = rec
+                before = suits[h[0] * 2704 + h[1] * 52 + h[2]]
+                h.append(data)
+        elif kind == "discard" and pending is not None:
+            h = hands[seat]
+            h.remove(data)
+            pending["card_out"] = data
+            key = h[0] * 2704 + h[1] * 52 + h[2]
+            pending["value_after"] = table[key]
+            pending["switched"] = not (suits[key] & before)
+            suit = data // 13
+            if last_suit[seat] >= 0:
+                pending["discard_suit_changed"] = suit != last_suit[seat]
+            last_suit[seat] = suit
+            pending = None
+        elif kind == "reshuffle":
+            stock = data
+    return records
+
+
+def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
+    """The knock of the round (zero or one record).
+
+    Keys: ``seat``, ``value`` (hand value at the knock), ``turn`` (the knocker's own
+    turn number), ``round_turn``, ``stock_left``, ``lives`` (the knocker's lives at the
+    deal), ``num_in`` (players dealt in), ``position`` (the knocker's seat order in the
+    round: 0 = first to play), ``lost`` (lives the knocker lost), ``success`` (the
+    knocker lost nothing), ``reason`` (how the round ended: ``"knock"``, or ``"blitz"``
+    when a 31 after the knock ended it), ``final_value`` (the knocker's value at the end).
+    """
+    result = _result(history)
+    deal = history[0]
+    dealer, (hands, _upcard, lives) = deal[1], deal[2]
+    n = len(hands)
+    order = [p for p in ((dealer + k) % n for k in range(1, n + 1)) if hands[p]]
+    out = []
+    for rec in turn_records(history, rules):
+        if rec["kind"] != "knock":
+            continue
+        seat = rec["seat"]
+        lost = result.losses[seat] if result is not None else 0
+        out.append(
+            {
+                "seat": seat,
+                "value": rec["value_before"],
+                "turn": rec["turn"],
+                "round_turn": rec["round_turn"],
+                "stock_left": rec["stock_left"],
+                "lives": lives[seat],
+                "num_in": len(order),
+                "position": order.index(seat),
+                "lost": lost,
+                "success": lost == 0,
+                "reason": result.reason if result is not None else None,
+                "final_value": result.values[seat] if result is not None else None,
+            }
+        )
+    return out
+
+
+def suit_switch_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
+    """The turns of the round on which a player switched suits (``switched`` true)."""
+    return [r for r in turn_records(history, rules) if r["switched"]]
+
+
+def player_round_records(
+    history: list, rules: Rules | None = None, turns: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """One record per player dealt into the round.
+
+    Keys: ``round_no``, ``seat``, ``lives_before``, ``lost``, ``lost_round`` (lost any
+    life), ``reason``, ``final_value``, ``turns``, ``knocked``, ``knock_value``,
+    ``knock_turn``, ``knock_success``, ``blitz`` (held the 31 of a blitz), ``switches``,
+    ``discard_suit_changes``, ``eliminated``. ``turns`` may pass in this round's
+    :func:`turn_records` when the caller already has them.
+    """
+    result = _result(history)
+    if result is None:
+        raise ValueError("the round is not settled: its history has no 'settle' event")
+    hands, _upcard, lives = history[0][2]
+    if turns is None:
+        turns = turn_records(history, rules)
+    rows = []
+    for seat, hand in enumerate(hands):
+        if not hand:
+            continue
+        mine = [t for t in turns if t["seat"] == seat]
+        knock = next((t for t in mine if t["kind"] == "knock"), None)
+        lost = result.losses[seat]
+        rows.append(
+            {
+                "round_no": result.round_no,
+                "seat": seat,
+                "lives_before": lives[seat],
+                "lost": lost,
+                "lost_round": lost > 0,
+                "reason": result.reason,
+                "final_value": result.values[seat],
+                "turns": len(mine),
+                "knocked": knock is not None,
+                "knock_value": knock["value_before"] if knock else None,
+                "knock_turn": knock["turn"] if knock else None,
+                "knock_success": (lost == 0) if knock else None,
+                "blitz": seat in result.blitzers,
+                "switches": sum(t["switched"] for t in mine),
+                "discard_suit_changes": sum(bool(t["discard_suit_changed"]) for t in mine),
+                "eliminated": seat in result.eliminated,
+            }
+        )
+    return rows

@@ -1,0 +1,400 @@
+"""Tournaments with duplicate deals and rotated seats, and their statistics.
+
+A tournament of ``games`` games between ``n`` named players is played as ``games / n``
+**deal sets**. Each deal set fixes a sequence of shuffled decks (round 1 uses the
+first, round 2 the second, ...) and is played ``n`` times, once per **rotation**: in
+rotation ``r`` player ``i`` sits in seat ``(i + r) % n``. So every player sits in every
+seat equally often and meets the same cards from every seat, and the luck of the deal
+cancels out of the comparison. Seat 0 plays first in every game's first round.
+
+All randomness derives from ``seed`` through ``numpy.random.SeedSequence`` keyed by
+(deal set, rotation), never from the worker that plays it, so results are the same
+for any number of workers. Confidence intervals treat each deal set as one
+independent observation (its rotations share the cards), the honest unit here.
+
+The module needs numpy only; ``openskill`` is imported for :func:`ratings`.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from thirtyone_env.analysis import player_round_records, turn_records
+from thirtyone_env.encoding import ObsLayout
+from thirtyone_env.engine import (
+    GAME_OVER,
+    ROUND_OVER,
+    IllegalActionError,
+    apply_action,
+    legal_mask,
+    new_game,
+    start_round,
+)
+from thirtyone_env.match import observe
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import player_view
+
+MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (later ones in the last bin)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """What to play. ``players`` are player specs (``"greedy"``, ``"search:rollouts=50"``),
+    one per seat, turned into players by the ``make_player`` callable given to
+    :func:`run_tournament`; ``games`` is rounded up to a multiple of the table size."""
+
+    players: tuple[str, ...]
+    games: int
+    rules: str = "standard"
+    seed: int = 0
+    workers: int = 1
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    @property
+    def deal_sets(self) -> int:
+        return math.ceil(self.games / self.num_players)
+
+    @property
+    def total_games(self) -> int:
+        return self.deal_sets * self.num_players
+
+
+@dataclass
+class GameOutcome:
+    """One game of a tournament, by player index (not seat)."""
+
+    deal: int
+    rotation: int
+    seats: tuple[int, ...]  #: seats[i] = seat of player i
+    places: tuple[float, ...]  #: per player: finishing place (ties share the mean)
+    wins: tuple[float, ...]  #: per player: 1 for a sole win, 1/k for a shared one
+    rounds: int
+    rows: list[tuple] = field(default_factory=list)  #: per round per player, ROW_FIELDS
+    draws_by_turn: list[list[int]] = field(default_factory=list)  #: [player][turn bin]
+    switches_by_turn: list[list[int]] = field(default_factory=list)
+
+
+ROW_FIELDS = (
+    "game",
+    "deal",
+    "rotation",
+    "round_no",
+    "player",
+    "seat",
+    "lives_before",
+    "lost",
+    "lost_round",
+    "reason",
+    "final_value",
+    "turns",
+    "knocked",
+    "knock_value",
+    "knock_turn",
+    "knock_success",
+    "blitz",
+    "switches",
+    "discard_suit_changes",
+    "eliminated",
+)
+
+
+def deck_sequence(seed: int, deal: int, rules: Rules) -> Iterator[list[int]]:
+    """The decks of one deal set, round after round (an endless generator)."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(deal,)))
+    cards = np.array(rules.deck_cards)
+    while True:
+        yield rng.permutation(cards).tolist()
+
+
+def finishing_places(keys: Sequence[tuple]) -> list[float]:
+    """Places 1..n from per-seat sort keys (smaller is better); seats with equal keys
+    share the mean of the places they cover (1, 2.5, 2.5, 4)."""
+    n = len(keys)
+    order = sorted(range(n), key=lambda p: keys[p])
+    places = [0.0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and keys[order[j + 1]] == keys[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            places[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return places
+
+
+def _place_keys(out_round: Sequence[int], winners: Sequence[int], lives: Sequence[int]) -> list[tuple]:
+    """Winners first; then players still in (a max_rounds finish) by lives; then the
+    eliminated, later elimination first."""
+    return [
+        (0, 0) if p in winners else (1, -lives[p]) if out_round[p] < 0 else (2, -out_round[p])
+        for p in range(len(out_round))
+    ]
+
+
+def play_deal_set(
+    config: TournamentConfig, deal: int, make_player: Callable[[str], Any]
+) -> list[GameOutcome]:
+    """Play every rotation of one deal set."""
+    rules = Rules.preset(config.rules)
+    n = config.num_players
+    layout = ObsLayout(n)
+    decks: list[list[int]] = []
+    deck_iter = deck_sequence(config.seed, deal, rules)
+    outcomes = []
+    for rotation in range(n):
+        rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(deal, rotation, 1)))
+        seat_of = tuple((i + rotation) % n for i in range(n))
+        player_at = [0] * n
+        for i, seat in enumerate(seat_of):
+            player_at[seat] = i
+        policies = [make_player(config.players[player_at[s]]) for s in range(n)]
+        for p in policies:
+            reset = getattr(p, "reset", None)
+            if callable(reset):
+                reset(rng)
+        encodings = [getattr(p, "obs_encoding", "view") for p in policies]
+        if not decks:
+            decks.append(next(deck_iter))
+        s = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
+        out_round = [-1] * n
+        game_index = deal * n + rotation
+        outcome = GameOutcome(deal, rotation, seat_of, (), (), 0)
+        outcome.draws_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
+        outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
+        while True:
+            if s.phase >= ROUND_OVER:
+                _record_round(outcome, s, rules, player_at, game_index, rotation)
+                for p in s.result.eliminated:
+                    out_round[p] = s.round_no
+                if s.phase == GAME_OVER:
+                    break
+                k = s.round_no
+                while len(decks) <= k:
+                    decks.append(next(deck_iter))
+                start_round(s, rng, deck=decks[k])
+                continue
+            seat = s.current
+            policy = policies[seat]
+            enc = encodings[seat]
+            obs = player_view(s, seat) if enc == "view" else observe(s, seat, enc, layout)
+            action = policy.act(obs, legal_mask(s))
+            try:
+                apply_action(s, int(action), rng)
+            except (IllegalActionError, TypeError, ValueError) as e:
+                name = config.players[player_at[seat]]
+                raise IllegalActionError(f"player {name!r} in seat {seat} chose {action!r}: {e}") from e
+        places_by_seat = finishing_places(_place_keys(out_round, s.winners, s.lives))
+        outcome.places = tuple(places_by_seat[seat_of[i]] for i in range(n))
+        outcome.wins = tuple((1.0 / len(s.winners)) if seat_of[i] in s.winners else 0.0 for i in range(n))
+        outcome.rounds = s.round_no
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _record_round(
+    outcome: GameOutcome, s: Any, rules: Rules, player_at: list[int], game: int, rotation: int
+) -> None:
+    history = s.history
+    turns = turn_records(history, rules)
+    for r in player_round_records(history, rules, turns):
+        player = player_at[r["seat"]]
+        outcome.rows.append(
+            (
+                game,
+                outcome.deal,
+                rotation,
+                r["round_no"],
+                player,
+                r["seat"],
+                r["lives_before"],
+                r["lost"],
+                r["lost_round"],
+                r["reason"],
+                r["final_value"],
+                r["turns"],
+                r["knocked"],
+                r["knock_value"],
+                r["knock_turn"],
+                r["knock_success"],
+                r["blitz"],
+                r["switches"],
+                r["discard_suit_changes"],
+                r["eliminated"],
+            )
+        )
+    for t in turns:
+        if t["card_out"] >= 0:
+            player = player_at[t["seat"]]
+            b = min(t["turn"], MAX_TURN_BIN) - 1
+            outcome.draws_by_turn[player][b] += 1
+            outcome.switches_by_turn[player][b] += t["switched"]
+
+
+def _worker(args: tuple[TournamentConfig, list[int], Callable[[str], Any]]) -> list[GameOutcome]:
+    config, deals, make_player = args
+    out = []
+    for d in deals:
+        out.extend(play_deal_set(config, d, make_player))
+    return out
+
+
+def run_tournament(
+    config: TournamentConfig,
+    make_player: Callable[[str], Any],
+    progress: Callable[[int], None] | None = None,
+    chunk: int = 8,
+) -> list[GameOutcome]:
+    """Play the tournament; returns every game, ordered by (deal set, rotation).
+
+    ``make_player(spec)`` builds a player (a module-level function, so worker processes
+    can import it, e.g. ``agents.from_spec``); ``progress(k)`` is called as k more games finish.
+    """
+    tasks = [list(range(i, min(i + chunk, config.deal_sets))) for i in range(0, config.deal_sets, chunk)]
+    results: list[GameOutcome] = []
+    if config.workers <= 1:
+        for deals in tasks:
+            done = _worker((config, deals, make_player))
+            results.extend(done)
+            if progress:
+                progress(len(done))
+    else:
+        with mp.get_context().Pool(config.workers) as pool:
+            for done in pool.imap_unordered(_worker, [(config, d, make_player) for d in tasks]):
+                results.extend(done)
+                if progress:
+                    progress(len(done))
+    results.sort(key=lambda g: (g.deal, g.rotation))
+    return results
+
+
+# -- statistics -------------------------------------------------------------------
+
+
+def mean_ci(per_cluster: np.ndarray) -> tuple[float, float, float]:
+    """Mean and 95% interval of cluster means (normal approximation)."""
+    x = np.asarray(per_cluster, dtype=float)
+    m = x.size
+    mean = float(x.mean()) if m else float("nan")
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(m) if m > 1 else float("nan")
+    return mean, mean - half, mean + half
+
+
+def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
+    """Ratio of sums over clusters with a 95% interval by the delta method."""
+    x = np.asarray(num, dtype=float)
+    y = np.asarray(den, dtype=float)
+    m = x.size
+    if m == 0 or y.sum() == 0:
+        return float("nan"), float("nan"), float("nan")
+    r = float(x.sum() / y.sum())
+    if m < 2:
+        return r, float("nan"), float("nan")
+    se = math.sqrt(float(((x - r * y) ** 2).sum()) / (m * (m - 1))) / float(y.mean())
+    return r, r - 1.96 * se, r + 1.96 * se
+
+
+#: The per-player statistics of :func:`summarize`, in table order: key -> (title, kind).
+STATS = {
+    "win_rate": "game win rate",
+    "mean_place": "mean finishing place",
+    "lives_lost_per_round": "lives lost per round",
+    "rounds_lost": "share of rounds lost",
+    "knock_rate": "knocks per round",
+    "knock_success": "knock success",
+    "knock_value": "hand value at knock",
+    "knock_turn": "own turn at knock",
+    "blitz_rate": "blitzes per round",
+    "switches_per_round": "suit switches per round",
+}
+
+
+def summarize(config: TournamentConfig, games: list[GameOutcome]) -> dict[str, dict[str, list[float]]]:
+    """Per player: every statistic of :data:`STATS` as ``[value, low, high]`` (95%)."""
+    n = config.num_players
+    deals = config.deal_sets
+    # per deal set, per player sums
+    wins = np.zeros((deals, n))
+    places = np.zeros((deals, n))
+    games_ct = np.zeros((deals, n))
+    cols = {
+        k: np.zeros((deals, n))
+        for k in ("rounds", "lost", "lost_round", "knocks", "ksucc", "kval", "kturn", "blitz", "switches")
+    }
+    for g in games:
+        for i in range(n):
+            wins[g.deal, i] += g.wins[i]
+            places[g.deal, i] += g.places[i]
+            games_ct[g.deal, i] += 1
+        for row in g.rows:
+            d, p = row[1], row[4]
+            c = cols
+            c["rounds"][d, p] += 1
+            c["lost"][d, p] += row[7]
+            c["lost_round"][d, p] += row[8]
+            c["blitz"][d, p] += row[16]
+            c["switches"][d, p] += row[17]
+            if row[12]:
+                c["knocks"][d, p] += 1
+                c["ksucc"][d, p] += row[15]
+                c["kval"][d, p] += row[13]
+                c["kturn"][d, p] += row[14]
+    out: dict[str, dict[str, list[float]]] = {}
+    for i, name in enumerate(config.players):
+        key = f"{i}:{name}" if config.players.count(name) > 1 else name
+        c = {k: v[:, i] for k, v in cols.items()}
+        out[key] = {
+            "win_rate": list(ratio_ci(wins[:, i], games_ct[:, i])),
+            "mean_place": list(ratio_ci(places[:, i], games_ct[:, i])),
+            "lives_lost_per_round": list(ratio_ci(c["lost"], c["rounds"])),
+            "rounds_lost": list(ratio_ci(c["lost_round"], c["rounds"])),
+            "knock_rate": list(ratio_ci(c["knocks"], c["rounds"])),
+            "knock_success": list(ratio_ci(c["ksucc"], c["knocks"])),
+            "knock_value": list(ratio_ci(c["kval"], c["knocks"])),
+            "knock_turn": list(ratio_ci(c["kturn"], c["knocks"])),
+            "blitz_rate": list(ratio_ci(c["blitz"], c["rounds"])),
+            "switches_per_round": list(ratio_ci(c["switches"], c["rounds"])),
+        }
+    return out
+
+
+def paired_difference(
+    config: TournamentConfig, games: list[GameOutcome], a: int, b: int
+) -> tuple[float, float, float]:
+    """Win-rate difference of player ``a`` over player ``b`` with a 95% interval,
+    paired by deal set (both met the same cards): significant when the interval
+    excludes 0."""
+    deals = config.deal_sets
+    diff = np.zeros(deals)
+    count = np.zeros(deals)
+    for g in games:
+        diff[g.deal] += g.wins[a] - g.wins[b]
+        count[g.deal] += 1
+    return mean_ci(diff / np.maximum(count, 1))
+
+
+def ratings(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:
+    """OpenSkill (Plackett-Luce) ratings from finishing places, game by game in order;
+    a leaderboard sorted by the conservative ``ordinal`` (mu - 3 sigma)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    players = [model.rating(name=f"{i}:{name}") for i, name in enumerate(config.players)]
+    for g in games:
+        teams = [[players[i]] for i in range(config.num_players)]
+        rated = model.rate(teams, ranks=list(g.places))
+        players = [t[0] for t in rated]
+    board = [
+        {"player": config.players[i], "index": i, "mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()}
+        for i, p in enumerate(players)
+    ]
+    return sorted(board, key=lambda r: -r["ordinal"])
