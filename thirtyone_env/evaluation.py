@@ -280,6 +280,11 @@ def run_tournament(
 # -- statistics -------------------------------------------------------------------
 
 
+def player_labels(config: TournamentConfig) -> list[str]:
+    """Unique labels: the spec, prefixed by its index where a spec repeats."""
+    return [f"{i}:{p}" if config.players.count(p) > 1 else p for i, p in enumerate(config.players)]
+
+
 def mean_ci(per_cluster: np.ndarray) -> tuple[float, float, float]:
     """Mean and 95% interval of cluster means (normal approximation)."""
     x = np.asarray(per_cluster, dtype=float)
@@ -305,16 +310,16 @@ def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
 
 #: The per-player statistics of :func:`summarize`, in table order: key -> (title, kind).
 STATS = {
-    "win_rate": "game win rate",
-    "mean_place": "mean finishing place",
-    "lives_lost_per_round": "lives lost per round",
-    "rounds_lost": "share of rounds lost",
-    "knock_rate": "knocks per round",
+    "win_rate": "win rate",
+    "mean_place": "mean place",
+    "lives_lost_per_round": "lives lost/round",
+    "rounds_lost": "rounds lost",
+    "knock_rate": "knocks/round",
     "knock_success": "knock success",
-    "knock_value": "hand value at knock",
-    "knock_turn": "own turn at knock",
-    "blitz_rate": "blitzes per round",
-    "switches_per_round": "suit switches per round",
+    "knock_value": "value at knock",
+    "knock_turn": "turn at knock",
+    "blitz_rate": "blitzes/round",
+    "switches_per_round": "switches/round",
 }
 
 
@@ -349,8 +354,7 @@ def summarize(config: TournamentConfig, games: list[GameOutcome]) -> dict[str, d
                 c["kval"][d, p] += row[13]
                 c["kturn"][d, p] += row[14]
     out: dict[str, dict[str, list[float]]] = {}
-    for i, name in enumerate(config.players):
-        key = f"{i}:{name}" if config.players.count(name) > 1 else name
+    for i, key in enumerate(player_labels(config)):
         c = {k: v[:, i] for k, v in cols.items()}
         out[key] = {
             "win_rate": list(ratio_ci(wins[:, i], games_ct[:, i])),
@@ -364,6 +368,17 @@ def summarize(config: TournamentConfig, games: list[GameOutcome]) -> dict[str, d
             "blitz_rate": list(ratio_ci(c["blitz"], c["rounds"])),
             "switches_per_round": list(ratio_ci(c["switches"], c["rounds"])),
         }
+    return out
+
+
+def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:
+    """:func:`paired_difference` for every pair of players, in table order."""
+    labels = player_labels(config)
+    out = []
+    for a in range(config.num_players):
+        for b in range(a + 1, config.num_players):
+            diff, low, high = paired_difference(config, games, a, b)
+            out.append({"a": labels[a], "b": labels[b], "diff": diff, "low": low, "high": high})
     return out
 
 
@@ -393,8 +408,9 @@ def ratings(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str
         teams = [[players[i]] for i in range(config.num_players)]
         rated = model.rate(teams, ranks=list(g.places))
         players = [t[0] for t in rated]
+    labels = player_labels(config)
     board = [
-        {"player": config.players[i], "index": i, "mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()}
+        {"label": labels[i], "index": i, "mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()}
         for i, p in enumerate(players)
     ]
     return sorted(board, key=lambda r: -r["ordinal"])
