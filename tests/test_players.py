@@ -5,7 +5,8 @@ import pytest
 
 import agents
 from thirtyone_env.actions import KNOCK, TAKE_DISCARD
-from thirtyone_env.engine import new_game, stacked_deck
+from thirtyone_env.cards import parse_cards
+from thirtyone_env.engine import legal_mask, new_game, stacked_deck
 from thirtyone_env.match import play_game
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.views import player_view
@@ -51,3 +52,73 @@ def test_game_records_account_for_every_life():
                 assert r.losses[p] == 0 and r.lives_after[p] == lives[p]
         lives = list(r.lives_after)
     assert tuple(lives) == rec.lives
+
+
+FAST = {"random": {}, "greedy": {}, "blitz31": {}, "expert": {}, "search": {"worlds": 3}}
+
+
+@pytest.mark.parametrize("name", list(FAST))
+@pytest.mark.parametrize(("rules", "n"), [("standard", 4), ("pagat", 2), ("dutch", 6), ("blitz31", 4)])
+def test_every_player_plays_legally_and_reproducibly(name, rules, n):
+    """play_game raises IllegalActionError on any illegal move; same seed, same game."""
+    players = [agents.make(name, **FAST[name]) for _ in range(n)]
+    a = play_game(players, np.random.default_rng(21), rules)
+    players = [agents.make(name, **FAST[name]) for _ in range(n)]
+    b = play_game(players, np.random.default_rng(21), rules)
+    assert a == b
+
+
+@pytest.mark.parametrize("name", list(FAST))
+def test_players_choice_cannot_depend_on_unseen_cards(name):
+    """Swap an opponent's unseen card with a stock card: same choice (same rng)."""
+    from thirtyone_env.engine import apply_action, clone_state, legal_actions
+
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(25):
+        s = new_game(None, 4, rng)
+        for _ in range(int(rng.integers(0, 14))):
+            acts = legal_actions(s)
+            if not acts:
+                break
+            apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+        if not legal_actions(s) or not s.stock:
+            continue
+        me = s.current
+        t = clone_state(s)
+        for opp in range(4):
+            hidden = [c for c in t.hands[opp] if opp != me and not (t.known[opp] >> c) & 1]
+            if hidden:
+                i = t.hands[opp].index(hidden[0])
+                j = int(rng.integers(len(t.stock)))
+                t.hands[opp][i], t.stock[j] = t.stock[j], t.hands[opp][i]
+        assert player_view(s, me) == player_view(t, me)
+        p1, p2 = agents.make(name, **FAST[name]), agents.make(name, **FAST[name])
+        for p in (p1, p2):
+            if hasattr(p, "reset"):
+                p.reset(np.random.default_rng(5))
+        assert p1.act(player_view(s, me), legal_mask(s)) == p2.act(player_view(t, me), legal_mask(t))
+        checked += 1
+    assert checked >= 10
+
+
+def test_from_spec_parses_options_and_rejects_bad_ones():
+    assert agents.from_spec("greedy:knock_at=27").knock_at == 27
+    assert agents.from_spec("search:worlds=5,confidence=0.5").worlds == 5
+    with pytest.raises(ValueError, match="expected key=value"):
+        agents.from_spec("greedy:27")
+    with pytest.raises(ValueError, match="bad options for player 'blitz31'"):
+        agents.from_spec("blitz31:speed=3")
+
+
+def test_blitz31_keeps_its_master_suit_and_knocks_by_stock():
+    from agents.blitz31 import master_suit
+
+    assert master_suit(tuple(parse_cards("Ah 9h 2c"))) == 2
+    rng = np.random.default_rng(0)
+    deck = stacked_deck(["Ks Qs 6s", "2c 3c 5h", "4d 6d 8h"], upcard="2d", dealer=2)
+    s = new_game(None, 3, rng, dealer=2, deck=deck)
+    b = agents.make("blitz31")
+    assert b.act(player_view(s, 0), legal_mask(s)) == KNOCK  # 26 > 25 with a full stock
+    s.stock = s.stock[-19:]  # fewer than 20 left: needs more than 29
+    assert b.act(player_view(s, 0), legal_mask(s)) != KNOCK

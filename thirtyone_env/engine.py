@@ -190,6 +190,17 @@ def stacked_deck(
     return order
 
 
+def _bind_rules(s: GameState, rules: Rules) -> None:
+    """Cache the rule values the hot path reads on the state."""
+    s.rules = rules
+    s._table = value_table(rules.three_of_a_kind)
+    s._kft = rules.knock_from_turn
+    s._return_ok = rules.allow_discard_return
+    s._stand_ok = rules.stand_after_knock
+    s._blitz_late = rules.blitz_after_knock
+    s._max_turns = rules.max_turns_per_round
+
+
 def new_game(
     rules: Rules | str | None,
     num_players: int,
@@ -213,12 +224,7 @@ def new_game(
     s.round_no = 0
     s.winners = ()
     s.result = None
-    s._table = value_table(rules.three_of_a_kind)
-    s._kft = rules.knock_from_turn
-    s._return_ok = rules.allow_discard_return
-    s._stand_ok = rules.stand_after_knock
-    s._blitz_late = rules.blitz_after_knock
-    s._max_turns = rules.max_turns_per_round
+    _bind_rules(s, rules)
     if dealer is None:
         dealer = int(rng.integers(n))
     s.dealer = 0
@@ -566,6 +572,72 @@ def _settle(
         s.phase = GAME_OVER
     else:
         s.phase = ROUND_OVER
+
+
+def from_position(
+    rules: Rules,
+    *,
+    hands: Sequence[Sequence[int]],
+    stock: Sequence[int],
+    discard: Sequence[int],
+    current: int,
+    phase: int,
+    dealer: int,
+    lives: Sequence[int],
+    active: Sequence[bool],
+    knocker: int = -1,
+    final_left: int = 0,
+    turns_played: int = 0,
+    known: Sequence[int] | None = None,
+    discards: Sequence[tuple[int, int]] = (),
+    drawn: int = -1,
+    took: int = -1,
+    round_no: int = 1,
+) -> GameState:
+    """A state in the middle of a round, from its parts: for search players that
+    sample the cards they cannot see (determinization) and play the rest out.
+
+    ``stock`` is top card LAST, ``discard`` top card last; ``final_left`` is, with a
+    knock pending, the number of turns still to be played before the showdown
+    (counting the current one). Per-seat turn counts follow from ``turns_played``,
+    the dealer and the seat order. Nothing is checked beyond what play needs, so
+    the caller must pass a consistent position.
+    """
+    n = len(hands)
+    s = GameState()
+    s.rules = rules
+    s.num_players = n
+    s.lives = list(lives)
+    s.active = list(active)
+    s.dealer = dealer
+    s.round_no = round_no
+    s.hands = [list(h) for h in hands]
+    s.stock = list(stock)
+    s.discard = list(discard)
+    s.current = current
+    s.phase = phase
+    s.knocker = knocker
+    s.final_left = final_left
+    s.turn = turns_played
+    order = [p for p in ((dealer + k) % n for k in range(1, n + 1)) if s.active[p]]
+    k = len(order)
+    s.player_turns = [0] * n
+    for idx, p in enumerate(order):
+        s.player_turns[p] = max(0, (turns_played - idx + k - 1) // k)
+    s.known = list(known) if known is not None else [0] * n
+    s.discards = list(discards)
+    s.disc_seat = [-1] * NUM_CARDS
+    s.disc_order = [-1] * NUM_CARDS
+    for i, (seat, card) in enumerate(s.discards):
+        s.disc_seat[card] = seat
+        s.disc_order[card] = i
+    s.drawn = drawn
+    s.took = took
+    s.history = []
+    s.result = None
+    s.winners = ()
+    _bind_rules(s, rules)
+    return s
 
 
 def hand_values(s: GameState) -> list[float | None]:

@@ -1,0 +1,43 @@
+"""Tournament harness speed: rounds per second with greedy players, per worker count.
+
+Usage: ``python benchmarks/harness_speed.py [--games 2000] [--workers 1 2]``.
+Runs the same tournament (duplicate deals, full per-round statistics) with each
+worker count and prints rounds/s and the speed-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import agents
+from thirtyone_env.evaluation import TournamentConfig, run_tournament
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--players", nargs="+", default=["greedy"] * 4)
+    args = parser.parse_args()
+    print(
+        f"harness: {' '.join(args.players)}, {args.games} games, python {platform.python_version()}, {os.cpu_count()} cpus"
+    )
+    base = None
+    for w in args.workers:
+        config = TournamentConfig(tuple(args.players), args.games, seed=0, workers=w)
+        start = time.perf_counter()
+        games = run_tournament(config, agents.from_spec)
+        elapsed = time.perf_counter() - start
+        rounds = sum(g.rounds for g in games)
+        rate = rounds / elapsed
+        base = base or rate
+        print(
+            f"workers={w}: {rounds} rounds in {elapsed:.2f}s  {rate:>9,.0f} rounds/s  ({rate / w:,.0f} per worker, x{rate / base:.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""The tournament harness: duplicate deals and rotations, worker-count independence,
+statistics on known cases, and evaluate.py's output and error paths."""
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from thirtyone_env.evaluation import (
+    GameOutcome,
+    TournamentConfig,
+    deck_sequence,
+    finishing_places,
+    mean_ci,
+    paired_difference,
+    ratings,
+    ratio_ci,
+    run_tournament,
+    summarize,
+)
+from thirtyone_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_player_sits_in_every_seat_equally_often():
+    config = TournamentConfig(("greedy", "random", "blitz31"), games=30, seed=4)
+    games = run_tournament(config, agents.from_spec)
+    assert len(games) == 30 and config.deal_sets == 10
+    seats = Counter((i, g.seats[i]) for g in games for i in range(3))
+    assert set(seats.values()) == {10}
+    assert sorted(seats) == [(i, s) for i in range(3) for s in range(3)]
+    for g in games:
+        assert sorted(g.seats) == [0, 1, 2]
+
+
+def test_duplicate_deals_give_identical_games_to_identical_players():
+    """Four copies of one deterministic player: every rotation of a deal set meets the
+    same cards from the same seats, so the game by seat must repeat exactly."""
+    config = TournamentConfig(("greedy",) * 4, games=24, seed=9)
+    games = run_tournament(config, agents.from_spec)
+    by_deal: dict[int, list[GameOutcome]] = {}
+    for g in games:
+        by_deal.setdefault(g.deal, []).append(g)
+    for rotations in by_deal.values():
+        assert len(rotations) == 4
+        per_seat = []
+        for g in rotations:
+            wins_by_seat = [0.0] * 4
+            for i in range(4):
+                wins_by_seat[g.seats[i]] = g.wins[i]
+            rows_by_seat = sorted((r[3], r[5], r[7], r[10]) for r in g.rows)  # round, seat, lost, value
+            per_seat.append((g.rounds, wins_by_seat, rows_by_seat))
+        assert all(x == per_seat[0] for x in per_seat)
+
+
+def test_same_seed_same_results_with_one_or_two_workers():
+    base = dict(players=("greedy", "blitz31", "random"), games=18, seed=11)
+    one = run_tournament(TournamentConfig(**base, workers=1), agents.from_spec, chunk=2)
+    two = run_tournament(TournamentConfig(**base, workers=2), agents.from_spec, chunk=2)
+    assert [(g.deal, g.rotation, g.wins, g.places, g.rows) for g in one] == [
+        (g.deal, g.rotation, g.wins, g.places, g.rows) for g in two
+    ]
+    other = run_tournament(TournamentConfig(**{**base, "seed": 12}), agents.from_spec)
+    assert [g.rows for g in one] != [g.rows for g in other]
+
+
+def test_deck_sequence_is_keyed_by_seed_and_deal():
+    rules = Rules()
+    a, b = deck_sequence(1, 5, rules), deck_sequence(1, 5, rules)
+    first = [next(a) for _ in range(3)]
+    assert first == [next(b) for _ in range(3)]
+    assert sorted(first[0]) == list(range(52)) and first[0] != first[1]
+    assert next(deck_sequence(1, 6, rules)) != first[0]
+
+
+def test_finishing_places_share_ties():
+    assert finishing_places([(0, 0), (2, -3), (2, -3), (2, -5)]) == [1.0, 3.5, 3.5, 2.0]
+    assert finishing_places([(0, 0), (0, 0), (1, -2)]) == [1.5, 1.5, 3.0]
+
+
+def test_confidence_intervals_on_known_data():
+    mean, lo, hi = mean_ci(np.array([1.0, 2.0, 3.0, 4.0]))
+    se = np.std([1, 2, 3, 4], ddof=1) / 2
+    assert mean == 2.5 and lo == pytest.approx(2.5 - 1.96 * se) and hi == pytest.approx(2.5 + 1.96 * se)
+    r, lo, hi = ratio_ci(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
+    assert r == 0.5 and lo == pytest.approx(0.5) and hi == pytest.approx(0.5)  # exact ratio: no spread
+    assert np.isnan(ratio_ci(np.array([1.0]), np.array([0.0]))[0])
+
+
+def _outcome(deal, rotation, wins, places, rows):
+    g = GameOutcome(deal, rotation, (0, 1), places, wins, len(rows))
+    g.rows = rows
+    return g
+
+
+def test_summarize_and_pairing_on_handmade_games():
+    config = TournamentConfig(("a", "b"), games=4)
+
+    def row(deal, player, lost, knocked=False, value=None, ok=None):
+        return (
+            0,
+            deal,
+            0,
+            1,
+            player,
+            player,
+            4,
+            lost,
+            lost > 0,
+            "knock",
+            20,
+            3,
+            knocked,
+            value,
+            2,
+            ok,
+            False,
+            1,
+            0,
+            False,
+        )
+
+    games = [
+        _outcome(0, 0, (1.0, 0.0), (1.0, 2.0), [row(0, 0, 0, True, 25, True), row(0, 1, 1)]),
+        _outcome(0, 1, (1.0, 0.0), (1.0, 2.0), [row(0, 0, 0), row(0, 1, 2)]),
+        _outcome(1, 0, (0.0, 1.0), (2.0, 1.0), [row(1, 0, 1, True, 21, False), row(1, 1, 0)]),
+        _outcome(1, 1, (1.0, 0.0), (1.0, 2.0), [row(1, 0, 0), row(1, 1, 1)]),
+    ]
+    s = summarize(config, games)
+    assert s["a"]["win_rate"][0] == 0.75 and s["b"]["win_rate"][0] == 0.25
+    assert s["a"]["mean_place"][0] == 1.25
+    assert s["a"]["lives_lost_per_round"][0] == 0.25 and s["b"]["lives_lost_per_round"][0] == 1.0
+    assert s["a"]["knock_rate"][0] == 0.5 and s["a"]["knock_success"][0] == 0.5
+    assert s["a"]["knock_value"][0] == 23.0 and s["b"]["knock_rate"][0] == 0.0
+    diff, lo, hi = paired_difference(config, games, 0, 1)
+    assert diff == 0.5  # deal 0: +1, deal 1: 0
+    board = ratings(config, games)
+    assert board[0]["label"] == "a" and board[0]["ordinal"] > board[1]["ordinal"]
+
+
+def run_cli(*args, cwd=ROOT):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "greedy", "nobody"], "unknown player 'nobody'"),
+        (["--players", "greedy", "greedy", "--rules", "nope"], "unknown rules preset 'nope'"),
+        (["--players", "greedy"], "num_players=1 is not allowed"),
+        (["--players", *["greedy"] * 10], "num_players=10 is not allowed"),
+        (["--players", "greedy", "greedy", "--games", "0"], "--games must be at least 1"),
+        (["--players", "greedy:knock=3", "greedy"], "bad options for player 'greedy'"),
+        (["--players", "greedy", "greedy", "greedy", "--rules", "blitz31"], "seats=4"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(args, message):
+    r = run_cli(*args)
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_evaluate_writes_the_results_folder(tmp_path):
+    out = tmp_path / "res"
+    r = run_cli(
+        "--players",
+        "greedy",
+        "random",
+        "blitz31",
+        "--games",
+        "12",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads((out / "results.json").read_text())
+    assert data["config"]["games"] == 12 and set(data["players"]) == {"greedy", "random", "blitz31"}
+    assert {"win_rate", "knock_success", "switches_per_round"} <= set(data["players"]["greedy"])
+    assert len(data["ratings"]) == 3 and len(data["paired_differences"]) == 3
+    lines = (out / "games.csv").read_text().splitlines()
+    assert lines[0].startswith("game,deal,rotation,round_no,player_spec")
+    assert len(lines) - 1 == sum(1 for _ in lines[1:])
+    for png in ("knock_values.png", "knock_success.png", "suit_switches_by_turn.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".res")]  # no temp folder left
+    assert "win rate" in r.stdout
