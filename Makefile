@@ -14,7 +14,7 @@ $(PY):
 # instead of resolving a multi-GB CUDA build.
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[dev,train]"
+	$(PY) -m pip install --quiet -e ".[dev,train,eval]"
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -22,11 +22,13 @@ test: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q -n 2
 
+# A tournament between the built-in players (duplicate deals, rotated seats).
 demo: $(STAMP)
-	$(PY) -m thirtyone_env.demo
+	$(PY) evaluate.py --players expert blitz31 greedy random --games 400 --workers 2 --out results/demo
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_speed.py
+	$(PY) benchmarks/harness_speed.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import CARD_VALUES, value_table
+from thirtyone_env.cards import CARD_VALUES, value_table, value_with
 from thirtyone_env.views import PlayerView
 
 
@@ -47,11 +47,7 @@ class Blitz31Player:
             return KNOCK
         top = v.top_discard
         if top >= 0 and action_mask[TAKE_DISCARD]:
-            with_top = max(
-                table[b * 2704 + c * 52 + top],
-                table[a * 2704 + c * 52 + top],
-                table[a * 2704 + b * 52 + top],
-            )
+            with_top = value_with(hand, top, table)
             if (top // 13 == master_suit(hand) and with_top > now) or not action_mask[DRAW_STOCK]:
                 return TAKE_DISCARD
         if action_mask[DRAW_STOCK]:

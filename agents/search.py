@@ -5,9 +5,10 @@ consistent with everything its view shows (its hand, the discard pile, the cards
 known to sit in each opponent's hand, the stock size), builds each world as an engine
 state, and plays every legal action out to the end of the round with a fast greedy
 rollout policy for all seats. It picks the action with the best mean utility over
-the worlds, but departs from what the rollout policy itself would play only when the
-paired difference clears ``confidence`` standard errors: all actions are scored on the
-same worlds (common random numbers), so differences are measured, not guessed.
+the worlds, but departs from the baseline's choice (``baseline="expert"``: what the
+expert player would do; ``"rollout"``: the rollout policy's) only when the paired
+difference clears ``confidence`` standard errors: all actions are scored on the same
+worlds (common random numbers), so differences are measured, not guessed.
 
 Utility: minus the lives the round costs, and minus ``elimination_penalty`` more
 when the loss would put the player out (so it plays safer on its last life).
@@ -24,7 +25,7 @@ import time
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import value_table
+from thirtyone_env.cards import value_table, value_with
 from thirtyone_env.engine import (
     DISCARD,
     DRAW,
@@ -59,9 +60,7 @@ def rollout_action(s: GameState, table: tuple, knock_at: float) -> int:
     if s.knocker < 0 and now >= knock_at and s.player_turns[p] >= s.rules.knock_from_turn:
         return KNOCK
     top = s.discard[-1]
-    with_top = max(
-        table[b * 2704 + c * 52 + top], table[a * 2704 + c * 52 + top], table[a * 2704 + b * 52 + top]
-    )
+    with_top = value_with(h, top, table)
     if with_top > now or not s.stock:
         if s.stock or with_top > now or s.knocker < 0 or not s.rules.stand_after_knock:
             return TAKE_DISCARD
@@ -82,6 +81,7 @@ class SearchPlayer:
         elimination_penalty: float = 2.0,
         max_improve: int = 6,
         confidence: float = 1.5,
+        baseline: str = "expert",
     ) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
@@ -91,6 +91,14 @@ class SearchPlayer:
         self.elimination_penalty = elimination_penalty
         self.max_improve = max_improve
         self.confidence = confidence
+        if baseline not in ("expert", "rollout"):
+            raise ValueError(f"baseline={baseline!r} is not allowed; allowed values: ['expert', 'rollout']")
+        self.baseline = baseline
+        self._expert = None
+        if baseline == "expert":
+            from agents.expert import ExpertPlayer
+
+            self._expert = ExpertPlayer()
         self.rng = np.random.default_rng(0)
 
     def reset(self, rng: np.random.Generator) -> None:
@@ -103,7 +111,7 @@ class SearchPlayer:
         v = observation
         scores: dict[int, list[float]] = {a: [] for a in legal}
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
-        baseline = -1
+        baseline = self._expert.act(v, action_mask) if self._expert is not None else -1
         while True:
             world = self._sample_world(v)
             if baseline < 0:
@@ -118,8 +126,8 @@ class SearchPlayer:
         return self._choose(scores, baseline)
 
     def _choose(self, scores: dict[int, list[float]], baseline: int) -> int:
-        """The best-scoring action if it beats the rollout policy's own choice by more
-        than ``confidence`` standard errors of the paired difference, else that choice:
+        """The best-scoring action if it beats the baseline's choice by more than
+        ``confidence`` standard errors of the paired difference, else the baseline's:
         search departs from the heuristic only on evidence, not on noise."""
         best = max(scores, key=lambda a: (sum(scores[a]), -a))
         if best == baseline:

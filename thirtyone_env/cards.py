@@ -140,3 +140,12 @@ def best_discard_value(hand4: Sequence[int], rules: Rules | None = None) -> floa
         table[a * 2704 + b * 52 + d],
         table[a * 2704 + b * 52 + c],
     )
+
+
+def value_with(hand3: Sequence[int], card: int, table: tuple) -> float:
+    """Best value after adding ``card`` to a 3-card hand and throwing one of the three
+    (the value of taking the top discard, which may not go straight back)."""
+    a, b, c = hand3
+    return max(
+        table[b * 2704 + c * 52 + card], table[a * 2704 + c * 52 + card], table[a * 2704 + b * 52 + card]
+    )
