@@ -399,10 +399,15 @@ def paired_difference(
 
 def ratings(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:
     """OpenSkill (Plackett-Luce) ratings from finishing places, game by game in order;
-    a leaderboard sorted by the conservative ``ordinal`` (mu - 3 sigma)."""
+    a leaderboard sorted by the conservative ``ordinal`` (mu - 3 sigma).
+
+    Bots do not change strength during a tournament, so the model has no drift
+    (``tau=0``): every game counts alike. With the default drift the last few hundred
+    games dominate and close players swap places by chance.
+    """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=0.0)
     players = [model.rating(name=f"{i}:{name}") for i, name in enumerate(config.players)]
     for g in games:
         teams = [[players[i]] for i in range(config.num_players)]
