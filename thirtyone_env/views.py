@@ -83,6 +83,17 @@ class PlayerView(NamedTuple):
         n = self.num_players
         return [p for p in ((self.seat + k) % n for k in range(1, n)) if self.active[p]]
 
+    def turns_taken(self) -> list[int]:
+        """Per seat: turns started this round (public: turns go round in seat order
+        from the dealer's left)."""
+        n = self.num_players
+        order = [p for p in ((self.dealer + k) % n for k in range(1, n + 1)) if self.active[p]]
+        k = len(order)
+        taken = [0] * n
+        for idx, p in enumerate(order):
+            taken[p] = max(0, (self.turns_played - idx + k - 1) // k)
+        return taken
+
     def turns_left_after_knock(self) -> int:
         """With a knock pending: how many turns (including this seat's, if to act)
         remain before the showdown; -1 without a knock."""
