@@ -48,7 +48,7 @@ from thirtyone_env.engine import (
     new_game,
     start_round,
 )
-from thirtyone_env.match import observe
+from thirtyone_env.match import observe, policy_move
 from thirtyone_env.policies import GreedyPolicy
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import describe_view, player_view, public_result
@@ -207,15 +207,8 @@ class ThirtyOneEnv(gym.Env):
             if p == seat:
                 return reward, False, results
             policy = self.opponents[(p - seat) % self.num_players - 1]
-            obs = self._observe(p, getattr(policy, "obs_encoding", self.obs_encoding))
-            mask = legal_mask(s)
-            a = policy.act(obs, mask)
-            try:
-                apply_action(s, int(a), rng)
-            except (IllegalActionError, TypeError, ValueError) as e:
-                raise IllegalActionError(
-                    f"opponent at seat {p} ({type(policy).__name__}) chose {a!r}: {e}"
-                ) from e
+            encoding = getattr(policy, "obs_encoding", self.obs_encoding)
+            policy_move(s, policy, encoding, self.obs_layout, rng, "opponent")
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)

@@ -30,15 +30,11 @@ from thirtyone_env.encoding import ObsLayout
 from thirtyone_env.engine import (
     GAME_OVER,
     ROUND_OVER,
-    IllegalActionError,
-    apply_action,
-    legal_mask,
     new_game,
     start_round,
 )
-from thirtyone_env.match import observe
+from thirtyone_env.match import policy_move
 from thirtyone_env.rules import Rules
-from thirtyone_env.views import player_view
 
 MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (later ones in the last bin)
 
@@ -184,15 +180,8 @@ def play_deal_set(
                 start_round(s, rng, deck=decks[k])
                 continue
             seat = s.current
-            policy = policies[seat]
-            enc = encodings[seat]
-            obs = player_view(s, seat) if enc == "view" else observe(s, seat, enc, layout)
-            action = policy.act(obs, legal_mask(s))
-            try:
-                apply_action(s, int(action), rng)
-            except (IllegalActionError, TypeError, ValueError) as e:
-                name = config.players[player_at[seat]]
-                raise IllegalActionError(f"player {name!r} in seat {seat} chose {action!r}: {e}") from e
+            who = f"player {config.players[player_at[seat]]!r}"
+            policy_move(s, policies[seat], encodings[seat], layout, rng, who)
         places_by_seat = finishing_places(_place_keys(out_round, s.winners, s.lives))
         outcome.places = tuple(places_by_seat[seat_of[i]] for i in range(n))
         outcome.wins = tuple((1.0 / len(s.winners)) if seat_of[i] in s.winners else 0.0 for i in range(n))

@@ -47,6 +47,22 @@ def observe(state: Any, seat: int, encoding: str, layout: ObsLayout) -> Any:
     raise ValueError(f"unknown obs_encoding {encoding!r}; allowed: ['view', 'flat', 'dict']")
 
 
+def policy_move(
+    state: Any, policy: Any, encoding: str, layout: ObsLayout, rng: np.random.Generator, who: str
+) -> None:
+    """Let ``policy`` play the seat to act. An illegal or malformed choice raises
+    :class:`IllegalActionError` that names ``who`` chose it and what was legal."""
+    seat = state.current
+    obs = player_view(state, seat) if encoding == "view" else observe(state, seat, encoding, layout)
+    action = policy.act(obs, legal_mask(state))
+    try:
+        apply_action(state, int(action), rng)
+    except (IllegalActionError, TypeError, ValueError) as e:
+        raise IllegalActionError(
+            f"{who} in seat {seat} ({type(policy).__name__}) chose {action!r}: {e}"
+        ) from e
+
+
 def play_game(
     policies: Sequence[Any],
     rng: np.random.Generator,
@@ -78,9 +94,4 @@ def play_game(
             start_round(s, rng)
             continue
         seat = s.current
-        policy = policies[seat]
-        action = policy.act(observe(s, seat, encodings[seat], layout), legal_mask(s))
-        try:
-            apply_action(s, int(action), rng)
-        except (IllegalActionError, TypeError, ValueError) as e:
-            raise IllegalActionError(f"seat {seat} ({type(policy).__name__}) chose {action!r}: {e}") from e
+        policy_move(s, policies[seat], encodings[seat], layout, rng, "player")
