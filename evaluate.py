@@ -24,6 +24,7 @@ from thirtyone_env.evaluation import (
     run_tournament,
     summarize,
 )
+from thirtyone_env.report import check_out_dir
 from thirtyone_env.rules import PRESETS, Rules
 
 
@@ -67,6 +68,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         parser.error(f"--games must be at least 1, got {args.games}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
     return TournamentConfig(tuple(args.players), args.games, args.rules, args.seed, args.workers)
 
 
@@ -78,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         args.out
         or Path("results") / f"{config.rules}-{'_'.join(config.players).replace(':', '-')}-s{config.seed}"
     )
+    try:
+        check_out_dir(out)
+    except ValueError as e:
+        parser.error(str(e))
 
     from rich.console import Console
     from rich.progress import (

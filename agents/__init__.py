@@ -17,6 +17,7 @@ that use randomness, ``reset(rng)`` to receive the generator of the game.
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 #: name -> "module:attribute" of the player class (imported on first use).
@@ -44,27 +45,51 @@ def make(name: str, **kwargs: Any) -> Any:
 
 def from_spec(spec: str) -> Any:
     """A player from a command-line spec: ``"greedy"`` or ``"greedy:knock_at=27"``
-    (``name:key=value,key=value``; values are read as int, float, true/false or text)."""
+    (``name:key=value,key=value``). Each value must fit the type of the option's
+    default (a number for a numeric option, true/false for a flag), else ``ValueError``
+    names the option."""
     name, _, params = spec.partition(":")
+    name = name.strip()
+    if name not in REGISTRY:
+        raise ValueError(f"unknown player {name!r}; players are {names()}")
+    module, attr = REGISTRY[name].split(":")
+    cls = getattr(importlib.import_module(module), attr)
+    params_of = {k: p for k, p in inspect.signature(cls).parameters.items() if k != "self"}
     kwargs: dict[str, Any] = {}
     for item in filter(None, params.split(",")):
         key, eq, raw = item.partition("=")
+        key = key.strip()
         if not eq or not key:
             raise ValueError(f"bad player option {item!r} in {spec!r}: expected key=value")
-        kwargs[key.strip()] = _parse_value(raw.strip())
+        if key not in params_of:
+            raise ValueError(
+                f"bad options for player {name!r}: unknown option {key!r}; options are {sorted(params_of)}"
+            )
+        kwargs[key] = _parse_value(name, key, raw.strip(), str(params_of[key].annotation))
     try:
-        return make(name.strip(), **kwargs)
+        return cls(**kwargs)
     except TypeError as e:
         raise ValueError(f"bad options for player {name!r}: {e}") from None
 
 
-def _parse_value(raw: str) -> Any:
-    low = raw.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return raw
+def _parse_value(player: str, key: str, raw: str, annotation: str) -> Any:
+    """``raw`` read as the option's annotated type (``bool``, ``int``, ``float``, ``str``;
+    ``... | None`` also takes ``none``)."""
+    kinds = [k.strip() for k in annotation.split("|")]
+    if "None" in kinds and raw.lower() == "none":
+        return None
+    if "bool" in kinds:
+        if raw.lower() not in ("true", "false"):
+            raise ValueError(f"player {player!r} option {key!r} takes true or false, got {raw!r}")
+        return raw.lower() == "true"
+    if "int" in kinds or "float" in kinds:
+        for cast in (int, float) if "float" in kinds else (int,):
+            try:
+                return cast(raw)
+            except ValueError:
+                pass
+        kind = "a number" if "float" in kinds else "an integer"
+        raise ValueError(f"player {player!r} option {key!r} takes {kind}, got {raw!r}")
+    if "str" in kinds:
+        return raw
+    raise ValueError(f"player {player!r} option {key!r} cannot be set from a spec")

@@ -242,3 +242,29 @@ def test_policy_protocol_opponents_and_layout_parts():
     assert parts["hand"].sum() == 3
     assert parts["phase"][0] == 1.0  # agent to draw
     assert sum(p.size for p in parts.values()) == obs.size
+
+
+def test_clamped_settlement_costs_no_reward():
+    """Two players on the free ride tie for lowest under all_lose: both would go out,
+    so both stay at 0 lives and the 'lives' reward is 0, not -1."""
+    rules = thirtyone_env.Rules(knocker_tie="all_lose", lives=1)
+    deck = stacked_deck(["2c 3d 5h", "2d 3h 5s"], upcard="9s", dealer=1)
+
+    class Stander:
+        def act(self, obs, mask):
+            return 3 if mask[3] else int(np.flatnonzero(mask)[0])
+
+    env = ThirtyOneEnv(num_players=2, rules=rules, seat=0, opponents=Stander())
+    env.reset(seed=0, options={"deck": deck, "dealer": 1})
+    env.state.lives[:] = [0, 0]
+    _, reward, _, _, info = env.step(KNOCK)
+    result = info["round_results"][0]
+    assert result.values == (5, 5) and result.losses == (0, 0) and env.state.lives == [0, 0]
+    assert reward == 0.0
+
+
+def test_mask_is_zero_after_an_illegal_action_ends_the_episode():
+    env = ThirtyOneEnv()
+    _, info = env.reset(seed=0)
+    _, _, term, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert term and not info["action_mask"].any() and not env.action_masks().any()

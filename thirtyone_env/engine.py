@@ -536,9 +536,12 @@ def _settle(
     floor = 0 if s.rules.free_ride else 1
     out = [p for p in players if lives[p] - losses[p] < floor]
     if out and len(out) == len(players):
-        # No game ends without a winner: all stay in at their lowest legal count.
+        # No game ends without a winner: all stay in at their lowest legal count, and
+        # the result records the lives actually lost.
         for p in players:
-            lives[p] = max(floor, lives[p] - losses[p])
+            new = max(floor, lives[p] - losses[p])
+            losses[p] = lives[p] - new
+            lives[p] = new
         out = []
     else:
         for p in players:

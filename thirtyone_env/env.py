@@ -170,9 +170,10 @@ class ThirtyOneEnv(gym.Env):
         return info
 
     def action_masks(self) -> np.ndarray:
-        """The agent's legal actions as an int8 mask (zeros when it is not to act)."""
+        """The agent's legal actions as an int8 mask (zeros when it is not to act or
+        the episode is over)."""
         s = self.state
-        if s is None or s.phase >= ROUND_OVER or s.current != self.seat:
+        if s is None or self._done or s.phase >= ROUND_OVER or s.current != self.seat:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         return legal_mask(s)
 

@@ -39,8 +39,10 @@ def write_results(
     summary: dict[str, Any],
     extra: dict[str, Any],
 ) -> Path:
-    """Write the results folder atomically; returns its path."""
+    """Write the results folder atomically; returns its path. An existing ``out_dir``
+    is replaced only if it is an earlier results folder (it holds results.json)."""
     out_dir = Path(out_dir)
+    check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
@@ -64,6 +66,15 @@ def write_results(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out_dir
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Raise ``ValueError`` unless ``out_dir`` is new or an earlier results folder."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not (out_dir.is_dir() and (out_dir / "results.json").is_file()):
+        raise ValueError(
+            f"--out {out_dir} exists and is not a results folder (no results.json): refusing to replace it"
+        )
 
 
 def _config_dict(config: TournamentConfig) -> dict[str, Any]:
