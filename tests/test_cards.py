@@ -94,3 +94,13 @@ def test_lookup_table_agrees_with_reference_scoring_in_any_order():
     for a, b, c in list(combinations(range(52), 3))[::37]:
         for x, y, z in ((a, b, c), (c, a, b), (b, c, a)):
             assert table[x * 2704 + y * 52 + z] == hand_value([a, b, c], rules)
+
+
+def test_action_names_round_trip():
+    from thirtyone_env.actions import NUM_ACTIONS, action_card, action_name, parse_action
+
+    for a in range(NUM_ACTIONS):
+        assert parse_action(action_name(a)) == a
+    assert action_card(parse_action("discard Qh")) == parse_card("Qh") and action_card(2) == -1
+    with pytest.raises(ValueError, match="unknown action 'fold'"):
+        parse_action("fold")

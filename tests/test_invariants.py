@@ -111,3 +111,13 @@ def test_clone_is_independent():
     apply_action(c, legal_actions(c)[0], rng)
     assert (repr(s.hands), list(s.stock), list(s.discard)) == before
     assert len(c.history) == len(s.history) + 1
+
+
+def test_hand_values_reports_every_seat():
+    from thirtyone_env.engine import hand_values, stacked_deck
+
+    rng = np.random.default_rng(0)
+    s = new_game(
+        None, 3, rng, dealer=2, deck=stacked_deck(["As Ks 2d", "2c 3c 4c", "Ah 9d 5s"], "7h", dealer=2)
+    )
+    assert hand_values(s) == [21, 9, 11]

@@ -130,18 +130,6 @@ def hand_value(cards: Sequence[int], rules: Rules | None = None) -> float:
     return _score(cards, tok)
 
 
-def best_discard_value(hand4: Sequence[int], rules: Rules | None = None) -> float:
-    """Best value reachable by discarding one card of a 4-card hand."""
-    table = value_table(None if rules is None else rules.three_of_a_kind)
-    a, b, c, d = hand4
-    return max(
-        table[b * 2704 + c * 52 + d],
-        table[a * 2704 + c * 52 + d],
-        table[a * 2704 + b * 52 + d],
-        table[a * 2704 + b * 52 + c],
-    )
-
-
 def value_with(hand3: Sequence[int], card: int, table: tuple) -> float:
     """Best value after adding ``card`` to a 3-card hand and throwing one of the three
     (the value of taking the top discard, which may not go straight back)."""

@@ -649,14 +649,6 @@ def hand_values(s: GameState) -> list[float | None]:
     return [_value(table, h) if len(h) == 3 else None for h in s.hands]
 
 
-def is_round_over(s: GameState) -> bool:
-    return s.phase >= ROUND_OVER
-
-
-def is_game_over(s: GameState) -> bool:
-    return s.phase == GAME_OVER
-
-
 def clone_state(s: GameState) -> GameState:
     """An independent copy (for search): lists copied, immutable parts shared."""
     c = GameState()
