@@ -18,6 +18,7 @@ from thirtyone_env.evaluation import (
     finishing_places,
     mean_ci,
     paired_difference,
+    paired_differences,
     ratings,
     ratio_ci,
     run_tournament,
@@ -205,3 +206,23 @@ def test_evaluate_writes_the_results_folder(tmp_path):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".res")]  # no temp folder left
     assert "win rate" in r.stdout
+
+
+def test_pooled_difference_of_a_spec_at_several_seats():
+    """2 v 2: seats of one spec are pooled into one row beside the pairwise rows."""
+    config = TournamentConfig(("s", "e", "s", "e"), games=8)
+    wins = [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (1, 0, 0, 0), (0, 0, 0, 1), (0, 0, 1, 0)]
+    wins += [(0, 0.5, 0.5, 0), (1, 0, 0, 0)]
+    games = [_outcome(k // 4, k % 4, w, (1.0, 2.0, 3.0, 4.0), []) for k, w in enumerate(wins)]
+    # deal 0: s wins 3 of 4 games -> per game (mean s - mean e) = (3/2 - 1/2)/4 = 0.25
+    # deal 1: s wins 2.5, e 1.5 -> (2.5/2 - 1.5/2)/4 = 0.125
+    diff, low, high = paired_difference(config, games, [0, 2], [1, 3])
+    assert diff == pytest.approx(0.1875) and low < diff < high
+    rows = paired_differences(config, games)
+    assert len(rows) == 6 + 1
+    pooled = rows[-1]
+    assert (pooled["a"], pooled["b"]) == ("s (2 seats)", "e (2 seats)")
+    assert pooled["diff"] == pytest.approx(0.1875)
+    # the pooled difference is the mean of the four cross pairs
+    cross = [paired_difference(config, games, a, b)[0] for a in (0, 2) for b in (1, 3)]
+    assert pooled["diff"] == pytest.approx(sum(cross) / 4)

@@ -361,27 +361,41 @@ def summarize(config: TournamentConfig, games: list[GameOutcome]) -> dict[str, d
 
 
 def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:
-    """:func:`paired_difference` for every pair of players, in table order."""
+    """:func:`paired_difference` for every pair of players, in table order; where a
+    spec sits at more than one seat, also every pair of distinct specs with their
+    seats pooled (label ``"search (2 seats)"``): the sharper test of a head-to-head."""
     labels = player_labels(config)
     out = []
     for a in range(config.num_players):
         for b in range(a + 1, config.num_players):
             diff, low, high = paired_difference(config, games, a, b)
             out.append({"a": labels[a], "b": labels[b], "diff": diff, "low": low, "high": high})
+    specs = list(dict.fromkeys(config.players))
+    if len(specs) < config.num_players:
+        seats = {p: [i for i, q in enumerate(config.players) if q == p] for p in specs}
+        for i, a in enumerate(specs):
+            for b in specs[i + 1 :]:
+                diff, low, high = paired_difference(config, games, seats[a], seats[b])
+                la, lb = (f"{p} ({len(seats[p])} seats)" for p in (a, b))
+                out.append({"a": la, "b": lb, "diff": diff, "low": low, "high": high})
     return out
 
 
 def paired_difference(
-    config: TournamentConfig, games: list[GameOutcome], a: int, b: int
+    config: TournamentConfig, games: list[GameOutcome], a: int | Sequence[int], b: int | Sequence[int]
 ) -> tuple[float, float, float]:
     """Win-rate difference of player ``a`` over player ``b`` with a 95% interval,
     paired by deal set (both met the same cards): significant when the interval
-    excludes 0."""
+    excludes 0. ``a`` and ``b`` may be groups of players (the same spec at several
+    seats): then the difference of their mean win rates."""
+    group_a = [a] if isinstance(a, int) else list(a)
+    group_b = [b] if isinstance(b, int) else list(b)
     deals = config.deal_sets
     diff = np.zeros(deals)
     count = np.zeros(deals)
     for g in games:
-        diff[g.deal] += g.wins[a] - g.wins[b]
+        diff[g.deal] += sum(g.wins[i] for i in group_a) / len(group_a)
+        diff[g.deal] -= sum(g.wins[i] for i in group_b) / len(group_b)
         count[g.deal] += 1
     return mean_ci(diff / np.maximum(count, 1))
 
