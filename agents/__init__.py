@@ -12,6 +12,7 @@ that use randomness, ``reset(rng)`` to receive the generator of the game.
 | blitz31   | the Blitz31 Windows game's computer player (master suit)           |
 | expert    | expected-value draws, knock by estimated survival chance           |
 | search    | determinized Monte Carlo search over the fast engine               |
+| ppo       | a MaskablePPO policy from ``train.py`` (default: the shipped one)  |
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ REGISTRY: dict[str, str] = {
     "blitz31": "agents.blitz31:Blitz31Player",
     "expert": "agents.expert:ExpertPlayer",
     "search": "agents.search:SearchPlayer",
+    "ppo": "agents.ppo:PPOPlayer",
 }
 
 

@@ -268,3 +268,45 @@ def test_mask_is_zero_after_an_illegal_action_ends_the_episode():
     _, info = env.reset(seed=0)
     _, _, term, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert term and not info["action_mask"].any() and not env.action_masks().any()
+
+
+def test_hand_value_features_on_a_stacked_deck():
+    """hand_values and discard_values, checked against hand_value by brute force."""
+    from itertools import combinations
+
+    from thirtyone_env.cards import hand_value
+
+    deck = stacked_deck(["2c 3d 4h", "5c 6d 7h", "8c 9d Jh", "Qc 2d 3h"], upcard="Kh", dealer=0)
+    env = ThirtyOneEnv(num_players=4, seat=2, opponents=RandomPolicy(), illegal_action="raise")
+
+    class TakeThenDiscard:
+        obs_encoding = "view"
+
+        def act(self, view, mask):
+            return TAKE_DISCARD if mask[TAKE_DISCARD] else DISCARD_BASE + parse_card("5c")
+
+    env.opponents[-1] = TakeThenDiscard()
+    obs, _ = env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    layout = env.obs_layout
+    hand = [parse_card(c) for c in ("8c", "9d", "Jh")]
+    top, known = parse_card("5c"), parse_card("Kh")  # Kh sits known in seat 1's hand
+
+    def best3(cards):
+        return max(hand_value(list(t)) for t in combinations(cards, 3))
+
+    unseen = [c for c in range(52) if c not in (*hand, top, known)]
+    after = [best3([*hand, u]) for u in unseen]
+    now = hand_value(hand)
+    expected = [now, best3([*hand, top]), np.mean(after), np.mean([v > now for v in after])]
+    np.testing.assert_allclose(
+        layout.part(obs, "hand_values"), np.divide(expected, [31, 31, 31, 1]), rtol=1e-6
+    )
+    assert not layout.part(obs, "discard_values").any()
+    # take the 5c: four cards, each discard scored by the three kept
+    obs, *_ = env.step(TAKE_DISCARD)
+    four = [*hand, top]
+    dv = layout.part(obs, "discard_values")
+    assert sorted(np.flatnonzero(dv)) == sorted(four)
+    for card in four:
+        assert dv[card] == pytest.approx(hand_value([c for c in four if c != card]) / 31)
+    assert layout.part(obs, "hand_values")[0] == pytest.approx(best3(four) / 31)

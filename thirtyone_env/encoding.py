@@ -27,6 +27,17 @@ them clockwise, and so on. Parts (``n`` = number of players):
 | ``active``        | n         | still in the game                                         |
 | ``stock_size``    | 1         | cards in the stock / deck size                            |
 | ``turn``          | 1         | own turn number this round / 20 (capped at 1)             |
+| ``hand_values``   | 4         | own hand, scored / 31: its value now (best three of four  |
+|                   |           | while discarding); with the top discard taken; expected   |
+|                   |           | after a stock draw (over the unseen cards); the chance a  |
+|                   |           | stock draw raises it (the last three: 0 while discarding) |
+| ``discard_values``| 52        | while discarding: at each card in hand, the value / 31 of |
+|                   |           | the three cards kept if it goes (lines up with the discard|
+|                   |           | actions); else zeros                                      |
+
+``hand_values`` and ``discard_values`` are functions of the parts above (features a
+network would otherwise have to learn: the scoring table of Thirty-One); the unseen
+cards are the deck less the own hand, the discard pile and the known opponent cards.
 
 No part depends on a card the observer cannot see: opponents' hands enter only
 through ``known_cards``; the stock's order never enters.
@@ -37,10 +48,12 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from thirtyone_env.cards import value_table
 from thirtyone_env.engine import DISCARD, DRAW, ROUND_OVER, GameState
 
 ENCODINGS = ("flat", "dict")
 TURN_SCALE = 20
+VALUE_SCALE = 31.0
 
 
 class ObsLayout:
@@ -63,6 +76,8 @@ class ObsLayout:
             "active": (n,),
             "stock_size": (1,),
             "turn": (1,),
+            "hand_values": (4,),
+            "discard_values": (52,),
         }
         self.offsets: dict[str, int] = {}
         self.slices: dict[str, slice] = {}
@@ -159,7 +174,57 @@ def encode_flat(s: GameState, seat: int, layout: ObsLayout) -> np.ndarray:
         obs[lv + (p - seat) % n] = min(1.0, s.lives[p] / start_lives)
     obs[o["stock_size"]] = len(s.stock) / len(s.rules.deck_cards)
     obs[o["turn"]] = min(1.0, s.player_turns[seat] / TURN_SCALE)
+    _encode_values(s, seat, obs, o)
     return obs
+
+
+def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -> None:
+    """Fill ``hand_values`` and ``discard_values`` (see the module doc)."""
+    table = value_table(s.rules.three_of_a_kind)
+    hand = s.hands[seat]
+    hv = o["hand_values"]
+    if len(hand) == 4:
+        a, b, c, d = hand
+        dv = o["discard_values"]
+        kept = (
+            table[b * 2704 + c * 52 + d],
+            table[a * 2704 + c * 52 + d],
+            table[a * 2704 + b * 52 + d],
+            table[a * 2704 + b * 52 + c],
+        )
+        for card, value in zip(hand, kept, strict=True):
+            obs[dv + card] = value / VALUE_SCALE
+        obs[hv] = max(kept) / VALUE_SCALE
+        return
+    if len(hand) != 3:
+        return
+    a, b, c = hand
+    now = table[a * 2704 + b * 52 + c]
+    ab, ac, bc = a * 2704 + b * 52, a * 2704 + c * 52, b * 2704 + c * 52
+    seen = (1 << a) | (1 << b) | (1 << c)
+    for card in s.discard:
+        seen |= 1 << card
+    for p, mask in enumerate(s.known):
+        if p != seat:
+            seen |= mask
+    total = better = count = 0
+    for u in s.rules.deck_cards:
+        if seen >> u & 1:
+            continue
+        v = max(table[bc + u], table[ac + u], table[ab + u])
+        count += 1
+        if v > now:
+            total += v
+            better += 1
+        else:
+            total += now
+    obs[hv] = now / VALUE_SCALE
+    if s.discard:
+        top = s.discard[-1]
+        obs[hv + 1] = max(table[bc + top], table[ac + top], table[ab + top]) / VALUE_SCALE
+    if count:
+        obs[hv + 2] = total / count / VALUE_SCALE
+        obs[hv + 3] = better / count
 
 
 def encode_dict(s: GameState, seat: int, layout: ObsLayout) -> dict[str, np.ndarray]:

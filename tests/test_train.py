@@ -1,0 +1,248 @@
+"""train.py end to end on tiny budgets: run folder, evaluation CSV, self-play, resume,
+Ctrl-C, error paths; the learned player at a table."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.league import LeagueSeat, SnapshotPlayer
+from agents.ppo import NumpyPolicy, PPOPlayer, load_policy
+from thirtyone_env import ThirtyOneEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = [
+    "--total-timesteps", "512", "--n-envs", "2", "--vec-env", "dummy", "--n-steps", "128",
+    "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32,32", "--eval-every", "256",
+    "--eval-games", "8", "--checkpoint-every", "256", "--opponents", "greedy,random",
+    "--eval-opponents", "greedy", "--no-progress",
+]  # fmt: skip
+
+
+def run_train(*args, timeout=300):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """One tiny self-play run with an imitation warm start, then resumed further."""
+    runs = tmp_path_factory.mktemp("runs")
+    args = [
+        "--run-name", "tiny", "--runs-dir", str(runs), *TINY, "--self-play", "0.5",
+        "--snapshot-every", "128", "--pool-size", "2", "--imitate", "greedy",
+        "--imitate-decisions", "300", "--imitate-epochs", "1",
+    ]  # fmt: skip
+    first = run_train(*args)
+    assert first.returncode == 0, first.stderr
+    run_dir = runs / "tiny"
+    before = {p.name for p in (run_dir / "checkpoints").iterdir()}
+    rows_before = list(csv.DictReader((run_dir / "evaluations.csv").open()))
+    resumed = run_train("--resume", str(run_dir), "--total-timesteps", "1024")
+    assert resumed.returncode == 0, resumed.stderr
+    return run_dir, first, resumed, before, rows_before
+
+
+def test_run_folder_holds_everything(tiny_run):
+    run_dir, first, _, before, rows = tiny_run
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["self_play"] == 0.5 and config["opponents"] == "greedy,random"
+    versions = json.loads((run_dir / "versions.json").read_text())
+    assert {"numpy", "gymnasium", "stable_baselines3", "sb3_contrib", "torch"} <= set(versions)
+    assert any(p.name.startswith("events.out.tfevents") for p in (run_dir / "logs").iterdir())
+    assert (run_dir / "logs" / "progress.csv").stat().st_size > 0
+    assert before == {"ckpt_000000000256.zip", "ckpt_000000000512.zip"}
+    # evaluations at 0 (after the warm start), 256 and 512 steps, with intervals
+    assert [int(r["timesteps"]) for r in rows] == [0, 256, 512]
+    for r in rows:
+        assert r["opponent"] == "greedy" and int(r["games"]) == 8
+        assert float(r["win_low"]) <= float(r["win_rate"]) <= float(r["win_high"])
+        assert float(r["lives_lost_per_round"]) >= 0
+    assert "imitation of greedy: 300 decisions" in first.stdout
+    assert "eval @ 256 vs 3x greedy" in first.stdout
+    assert "steps/s" in first.stdout
+    assert (run_dir / "best_model.zip").exists() and (run_dir / "final_model.zip").exists()
+    # the self-play pool keeps the newest pool_size snapshots
+    assert len(list((run_dir / "pool").glob("snap_*.npz"))) == 2
+
+
+def test_resume_goes_on_counting(tiny_run):
+    run_dir, _, resumed, before, _ = tiny_run
+    after = {p.name for p in (run_dir / "checkpoints").iterdir()}
+    assert after - before == {"ckpt_000000000768.zip", "ckpt_000000001024.zip"}
+    rows = list(csv.DictReader((run_dir / "evaluations.csv").open()))
+    assert [int(r["timesteps"]) for r in rows] == [0, 256, 512, 768, 1024]
+    assert json.loads((run_dir / "config.json").read_text())["total_timesteps"] == 1024
+    steps = [
+        int(float(r["time/total_timesteps"])) for r in csv.DictReader((run_dir / "logs/progress.csv").open())
+    ]
+    assert steps[-1] == 1024
+    assert "imitation" not in resumed.stdout  # the warm start is for fresh runs only
+
+
+def test_learned_player_never_plays_illegal(tiny_run):
+    run_dir = tiny_run[0]
+    for deterministic in (True, False):
+        player = agents.from_spec(f"ppo:path={run_dir / 'final_model.zip'},deterministic={deterministic}")
+        env = ThirtyOneEnv(opponents=player, illegal_action="raise")
+        obs, info = env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        for _ in range(1000):
+            mask = info["action_mask"]
+            a = player.act(obs, mask)
+            assert mask[a]
+            obs, _, term, _, info = env.step(
+                int(rng.choice(np.flatnonzero(mask))) if rng.random() < 0.5 else a
+            )
+            if term:
+                obs, info = env.reset()
+
+
+def test_numpy_policy_matches_sb3(tiny_run):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(tiny_run[0] / "final_model.zip", device="cpu")
+    fast = NumpyPolicy.from_sb3(model.policy)
+    player = PPOPlayer(str(tiny_run[0] / "final_model.zip"))
+    env = ThirtyOneEnv()
+    obs, info = env.reset(seed=0)
+    for _ in range(200):
+        mask = info["action_mask"].astype(bool)
+        ref, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert player.act(obs, mask) == int(ref)
+        with torch.no_grad():
+            dist = model.policy.get_distribution(model.policy.obs_to_tensor(obs)[0])
+            probs = dist.distribution.probs[0].numpy()
+        z = fast.logits(obs)
+        p = np.exp(z - z.max())
+        np.testing.assert_allclose(p / p.sum(), probs, rtol=1e-4, atol=1e-6)
+        obs, _, term, _, info = env.step(int(ref))
+        if term:
+            obs, info = env.reset()
+
+
+def test_snapshot_round_trip_and_league(tmp_path, tiny_run):
+    policy = load_policy(tiny_run[0] / "final_model.zip")
+    policy.save(tmp_path / "snap_000000000001.npz")
+    again = load_policy(tmp_path / "snap_000000000001.npz")
+    x = np.random.default_rng(0).random(policy.input_size).astype(np.float32)
+    np.testing.assert_array_equal(policy.logits(x), again.logits(x))
+    seat = LeagueSeat(["greedy"], str(tmp_path), self_play=1.0)
+    seat.reset(np.random.default_rng(0))
+    assert isinstance(seat.current, SnapshotPlayer) and seat.obs_encoding == "flat"
+    seat = LeagueSeat(["greedy"], str(tmp_path), self_play=0.0)
+    seat.reset(np.random.default_rng(0))
+    assert type(seat.current).__name__ == "GreedyPolicy" and seat.obs_encoding == "view"
+    # a mixed league draws both, reproducibly from the generator
+    seat = LeagueSeat(["greedy"], str(tmp_path), self_play=0.5)
+    draws = []
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        seat.reset(rng)
+        draws.append(type(seat.current).__name__)
+    assert {"GreedyPolicy", "SnapshotPlayer"} == set(draws)
+    rng = np.random.default_rng(1)
+    replay = []
+    for _ in range(40):
+        seat.reset(rng)
+        replay.append(type(seat.current).__name__)
+    assert replay == draws
+
+
+def test_model_file_errors_name_the_path(tmp_path):
+    with pytest.raises(ValueError, match="model file not found: .*nothere.zip"):
+        PPOPlayer(str(tmp_path / "nothere.zip"))
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"this is not a model")
+    with pytest.raises(ValueError, match="cannot load model .*bad.zip"):
+        agents.from_spec(f"ppo:path={bad}")
+
+
+def test_wrong_table_size_is_named(tiny_run):
+    player = PPOPlayer(str(tiny_run[0] / "final_model.zip"))
+    env = ThirtyOneEnv(num_players=3)
+    obs, info = env.reset(seed=0)
+    with pytest.raises(ValueError, match="another table size"):
+        player.act(obs, info["action_mask"])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--opponents", "nobody"], "unknown player 'nobody'"),
+        (["--opponents", "greedy:knock_at=x"], "knock_at"),
+        (["--rules", "nope"], "nope"),
+        (["--players", "12"], "players"),
+        (["--seat", "7"], "seat"),
+        (["--net-arch", "wide"], "net_arch"),
+        (["--self-play", "1.5"], "self_play"),
+        (["--resume", "no/such/run"], "no/such/run"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(args, message, tmp_path):
+    r = run_train("--runs-dir", str(tmp_path), *args, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_unknown_option_exits_2():
+    r = run_train("--bogus-option", "3", timeout=120)
+    assert r.returncode == 2 and "--bogus-option" in r.stderr
+
+
+def test_resume_refuses_other_config_and_corrupt_checkpoint(tiny_run, tmp_path):
+    run_dir = tiny_run[0]
+    r = run_train("--resume", str(run_dir), "--seed", "9", timeout=120)
+    assert r.returncode == 2 and "another config" in r.stderr and "seed" in r.stderr
+    r = run_train("--run-name", "tiny", "--runs-dir", str(run_dir.parent), *TINY, timeout=120)
+    assert r.returncode == 2 and "exists" in r.stderr
+    # a damaged last checkpoint (copy the run so the other tests keep theirs)
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    last = sorted((copy / "checkpoints").glob("ckpt_*.zip"))[-1]
+    last.write_bytes(last.read_bytes()[:100])
+    r = run_train("--resume", str(copy), "--total-timesteps", "4096", timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "cannot load checkpoint" in r.stderr and last.name in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_saves_a_checkpoint(tmp_path):
+    args = [
+        "--run-name", "cc", "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "10000000",
+        "--eval-every", "0", "--checkpoint-every", "1000000",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    progress = tmp_path / "cc" / "logs" / "progress.csv"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (progress.exists() and progress.stat().st_size > 0):
+        time.sleep(0.5)
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    saved = list((tmp_path / "cc" / "checkpoints").glob("ckpt_*.zip"))
+    assert len(saved) == 1 and "checkpoint saved" in err
+    steps = int(saved[0].stem.split("_")[1])
+    assert steps >= 256

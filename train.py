@@ -1,0 +1,625 @@
+"""Train a Thirty-One player with MaskablePPO, against heuristics and itself.
+
+    python train.py --run-name mine --total-timesteps 2000000 --opponents expert,greedy
+    python train.py --resume runs/mine                 # go on from the last checkpoint
+    python train.py --resume runs/mine --total-timesteps 4000000   # ... and further
+
+Every option is a field of :class:`TrainConfig` (``--help`` lists them). A run writes
+``runs/<name>/``: ``config.json``, ``versions.json``, ``logs/`` (TensorBoard and
+``progress.csv``), ``evaluations.csv`` (the periodic ladder evaluation),
+``checkpoints/`` (``ckpt_<steps>.zip``), ``pool/`` (self-play snapshots),
+``best_model.zip`` (best evaluation so far) and ``final_model.zip``. Every file is
+written atomically. Ctrl-C saves a checkpoint before exiting; bad input exits with
+code 2 and a message that names the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import io
+import json
+import os
+import platform
+import re
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents
+from thirtyone_env.encoding import ENCODINGS
+from thirtyone_env.env import EPISODES, REWARDS
+from thirtyone_env.rules import Rules
+
+ACTIVATIONS = ("tanh", "relu")
+VEC_ENVS = ("subproc", "dummy")
+CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a run depends on (stored in ``config.json``; ``--resume`` reuses it)."""
+
+    run_name: str = "ppo"  #: folder under runs_dir
+    runs_dir: str = "runs"
+    rules: str = "standard"  #: a rules preset
+    players: int = 4  #: table size
+    seat: str = "random"  #: the learner's seat: 'random' or 0..players-1
+    episode: str = "game"  #: 'game' or 'round'
+    reward: str = "lives"  #: 'lives' or 'win'
+    obs_encoding: str = "flat"  #: 'flat' (MlpPolicy) or 'dict' (MultiInputPolicy)
+    opponents: str = "expert"  #: comma-separated player specs, one drawn per seat per episode
+    self_play: float = 0.0  #: share of opponent seats taken by frozen snapshots of the learner
+    snapshot_every: int = 100_000  #: steps between self-play snapshots
+    pool_size: int = 5  #: snapshots in the self-play pool (newest kept)
+    opponent_deterministic: bool = True  #: frozen snapshots play their argmax (else sample)
+    imitate: str = ""  #: a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none
+    imitate_decisions: int = 200_000  #: teacher decisions recorded for the imitation warm start
+    imitate_epochs: int = 4  #: passes over them
+    total_timesteps: int = 1_000_000
+    n_envs: int = 8
+    vec_env: str = "subproc"  #: 'subproc' (one process per env) or 'dummy' (in process)
+    learning_rate: float = 3e-4
+    n_steps: int = 512  #: steps per env per update
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    net_arch: str = "256,256"  #: hidden layer sizes of the policy and value networks
+    activation: str = "tanh"
+    seed: int = 0
+    eval_every: int = 100_000  #: steps between ladder evaluations (0: never)
+    eval_games: int = 400  #: games per evaluation table
+    eval_opponents: str = "expert,greedy"  #: one table per spec: the learner against three of it
+    checkpoint_every: int = 100_000
+    device: str = "cpu"
+    torch_threads: int = 1  #: torch threads of the learner (1 suits small MLPs beside env workers)
+
+    def __post_init__(self) -> None:
+        Rules.preset(self.rules)  # names the presets on a typo
+        Rules.preset(self.rules).check_num_players(self.players)
+        if self.seat != "random" and not (self.seat.isdigit() and int(self.seat) < self.players):
+            raise ValueError(f"seat={self.seat!r}: use 'random' or a seat 0..{self.players - 1}")
+        for name, value, allowed in (
+            ("episode", self.episode, EPISODES),
+            ("reward", self.reward, REWARDS),
+            ("obs_encoding", self.obs_encoding, ENCODINGS),
+            ("vec_env", self.vec_env, VEC_ENVS),
+            ("activation", self.activation, ACTIVATIONS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.run_name):
+            raise ValueError(f"run_name={self.run_name!r}: use letters, digits, '_', '-', '.'")
+        if not 0.0 <= self.self_play <= 1.0:
+            raise ValueError(f"self_play={self.self_play!r} must be a share in [0, 1]")
+        if not self.opponent_specs and self.self_play < 1.0:
+            raise ValueError("opponents is empty: name at least one player (or use --self-play 1)")
+        if self.imitate and self.obs_encoding != "flat":
+            raise ValueError("the imitation warm start trains the flat encoding: use --obs-encoding flat")
+        for spec in (*self.opponent_specs, *self.eval_specs, *([self.imitate] if self.imitate else [])):
+            agents.from_spec(spec)  # an unknown player or option raises here, with its name
+        if self.self_play > 0 and self.obs_encoding != "flat":
+            raise ValueError("self-play snapshots play the flat encoding: use --obs-encoding flat")
+        for name in (
+            "total_timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "pool_size",
+            "torch_threads",
+            "imitate_decisions",
+            "imitate_epochs",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        for name in ("snapshot_every", "checkpoint_every", "eval_games"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.eval_every < 0:
+            raise ValueError(f"eval_every={self.eval_every!r} must be 0 (never) or more")
+        self.hidden_sizes  # noqa: B018 (validates)
+
+    @property
+    def opponent_specs(self) -> list[str]:
+        return [s.strip() for s in self.opponents.split(",") if s.strip()]
+
+    @property
+    def eval_specs(self) -> list[str]:
+        return [s.strip() for s in self.eval_opponents.split(",") if s.strip()]
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        try:
+            sizes = [int(x) for x in self.net_arch.split(",") if x.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 1:
+            raise ValueError(f"net_arch={self.net_arch!r}: give layer sizes like '256,256'")
+        return sizes
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.run_name
+
+
+# -- files ----------------------------------------------------------------------------
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write a file so that a reader (or a crash) never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_model(model: Any, path: Path) -> None:
+    buf = io.BytesIO()
+    model.save(buf)
+    atomic_write(path, buf.getvalue())
+
+
+def library_versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for dist in ("thirtyone", "numpy", "gymnasium", "stable_baselines3", "sb3_contrib", "torch"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def last_checkpoint(run_dir: Path) -> Path | None:
+    found = [
+        (int(m.group(1)), p)
+        for p in (run_dir / "checkpoints").glob("ckpt_*.zip")
+        if (m := CHECKPOINT.search(p.name))
+    ]
+    return max(found)[1] if found else None
+
+
+# -- environments ----------------------------------------------------------------------
+
+
+def make_env_fn(config: TrainConfig, rank: int) -> Any:
+    """A picklable env factory for one vector slot (each slot builds its own seats)."""
+
+    def build() -> Any:
+        from sb3_contrib.common.wrappers import ActionMasker
+        from stable_baselines3.common.monitor import Monitor
+
+        from agents.league import LeagueSeat
+        from thirtyone_env.env import ThirtyOneEnv
+
+        if config.vec_env == "subproc":
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
+        pool = str(config.run_dir / "pool") if config.self_play > 0 else None
+        seats = [
+            LeagueSeat(
+                config.opponent_specs, pool, config.self_play, config.pool_size, config.opponent_deterministic
+            )
+            for _ in range(config.players - 1)
+        ]
+        env = ThirtyOneEnv(
+            num_players=config.players,
+            rules=config.rules,
+            opponents=seats,
+            seat="random" if config.seat == "random" else int(config.seat),
+            episode=config.episode,
+            reward=config.reward,
+            obs_encoding=config.obs_encoding,
+        )
+        return ActionMasker(Monitor(env), lambda e: e.unwrapped.action_masks())
+
+    return build
+
+
+def make_vec(config: TrainConfig) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    fns = [make_env_fn(config, i) for i in range(config.n_envs)]
+    if config.vec_env == "subproc" and config.n_envs > 1:
+        vec = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
+    else:
+        vec = DummyVecEnv(fns)
+    vec.seed(config.seed)
+    return vec
+
+
+# -- evaluation ---------------------------------------------------------------------------
+
+
+EVAL_FIELDS = (
+    "timesteps",
+    "opponent",
+    "games",
+    "win_rate",
+    "win_low",
+    "win_high",
+    "lives_lost_per_round",
+    "lives_low",
+    "lives_high",
+    "opponent_lives_lost_per_round",
+)
+
+
+def evaluate_policy_file(path: Path, config: TrainConfig, spec: str, games: int, seed: int) -> dict[str, Any]:
+    """The learner (seat-rotated, duplicate deals) against three copies of ``spec``."""
+    from thirtyone_env.evaluation import TournamentConfig, run_tournament, summarize
+
+    players = (f"ppo:path={path}",) + (spec,) * (config.players - 1)
+    tc = TournamentConfig(players=players, games=games, rules=config.rules, seed=seed, workers=1)
+    summary = summarize(tc, run_tournament(tc, agents.from_spec))
+    me, opp = summary[next(iter(summary))], list(summary.values())[1:]
+    return {
+        "opponent": spec,
+        "games": tc.total_games,
+        "win_rate": me["win_rate"][0],
+        "win_low": me["win_rate"][1],
+        "win_high": me["win_rate"][2],
+        "lives_lost_per_round": me["lives_lost_per_round"][0],
+        "lives_low": me["lives_lost_per_round"][1],
+        "lives_high": me["lives_lost_per_round"][2],
+        "opponent_lives_lost_per_round": float(np.mean([o["lives_lost_per_round"][0] for o in opp])),
+    }
+
+
+def read_evaluations(run_dir: Path) -> list[dict[str, str]]:
+    path = run_dir / "evaluations.csv"
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_evaluations(run_dir: Path, rows: list[dict[str, Any]]) -> None:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=EVAL_FIELDS)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: row[k] for k in EVAL_FIELDS})
+    atomic_write(run_dir / "evaluations.csv", buf.getvalue())
+
+
+# -- the training loop ----------------------------------------------------------------------
+
+
+def make_callback(config: TrainConfig, progress: bool) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.ppo import NumpyPolicy
+
+    run_dir = config.run_dir
+
+    class RunCallback(BaseCallback):
+        """Checkpoints, self-play snapshots, ladder evaluations and the progress bar."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.bar: Any = None
+            self.marks: dict[str, int] = {}
+            self.evals = read_evaluations(run_dir)
+            self.best = max((self._score(r["timesteps"]) for r in self.evals), default=-np.inf)
+
+        def _score(self, steps: Any) -> float:
+            rows = [r for r in self.evals if int(r["timesteps"]) == int(steps)]
+            return float(np.mean([float(r["win_rate"]) for r in rows])) if rows else -np.inf
+
+        def _due(self, key: str, every: int) -> bool:
+            last = self.marks.setdefault(key, self.num_timesteps // every)
+            now = self.num_timesteps // every
+            self.marks[key] = now
+            return now > last
+
+        def _on_training_start(self) -> None:
+            for key, every in (("ckpt", config.checkpoint_every), ("snap", config.snapshot_every)):
+                self.marks[key] = self.num_timesteps // every
+            if config.eval_every:
+                self.marks["eval"] = self.num_timesteps // config.eval_every
+            if config.self_play > 0 and not any((run_dir / "pool").glob("*.npz")):
+                self.snapshot()  # the initial policy: the pool is never empty
+            if config.eval_every and self.num_timesteps == 0:
+                self.evaluate()  # where the curve starts (after any warm start)
+            if progress:
+                from tqdm import tqdm
+
+                self.bar = tqdm(
+                    total=config.total_timesteps,
+                    initial=self.num_timesteps,
+                    unit="step",
+                    unit_scale=True,
+                    dynamic_ncols=True,
+                    desc=config.run_name,
+                )
+
+        def snapshot(self) -> None:
+            pool = run_dir / "pool"
+            pool.mkdir(parents=True, exist_ok=True)
+            NumpyPolicy.from_sb3(self.model.policy).save(pool / f"snap_{self.num_timesteps:012d}.npz")
+            for old in sorted(pool.glob("snap_*.npz"))[: -config.pool_size]:
+                old.unlink()
+
+        def checkpoint(self) -> Path:
+            path = run_dir / "checkpoints" / f"ckpt_{self.num_timesteps:012d}.zip"
+            save_model(self.model, path)
+            return path
+
+        def evaluate(self) -> None:
+            path = run_dir / "eval_policy.npz"
+            NumpyPolicy.from_sb3(self.model.policy).save(path)
+            rows = []
+            for k, spec in enumerate(config.eval_specs):
+                row = evaluate_policy_file(path, config, spec, config.eval_games, config.seed + 1000 + k)
+                row["timesteps"] = self.num_timesteps
+                rows.append(row)
+                tag = spec.replace(":", "_")
+                self.logger.record(f"eval/{tag}_win_rate", row["win_rate"])
+                self.logger.record(f"eval/{tag}_lives_lost_per_round", row["lives_lost_per_round"])
+                self._print(
+                    f"eval @ {self.num_timesteps:,} vs 3x {spec}: win {row['win_rate']:.1%} "
+                    f"[{row['win_low']:.1%}, {row['win_high']:.1%}], lives lost/round "
+                    f"{row['lives_lost_per_round']:.3f} [{row['lives_low']:.3f}, {row['lives_high']:.3f}] "
+                    f"(theirs {row['opponent_lives_lost_per_round']:.3f})"
+                )
+            self.evals.extend({k: str(v) for k, v in r.items()} for r in rows)
+            write_evaluations(run_dir, self.evals)
+            score = float(np.mean([r["win_rate"] for r in rows])) if rows else -np.inf
+            if score > self.best:
+                self.best = score
+                save_model(self.model, run_dir / "best_model.zip")
+
+        def _print(self, text: str) -> None:
+            if self.bar is not None:
+                self.bar.write(text)
+            else:
+                print(text, flush=True)
+
+        def _on_step(self) -> bool:
+            if self.bar is not None:
+                self.bar.update(self.training_env.num_envs)
+            if config.self_play > 0 and self._due("snap", config.snapshot_every):
+                self.snapshot()
+            if self._due("ckpt", config.checkpoint_every):
+                self.checkpoint()
+            if config.eval_every and self._due("eval", config.eval_every):
+                self.evaluate()
+            return True
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    return RunCallback()
+
+
+def build_model(config: TrainConfig, env: Any) -> Any:
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    sizes = config.hidden_sizes
+    return MaskablePPO(
+        "MlpPolicy" if config.obs_encoding == "flat" else "MultiInputPolicy",
+        env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        policy_kwargs={
+            "net_arch": {"pi": sizes, "vf": sizes},
+            "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation],
+        },
+        seed=config.seed,
+        device=config.device,
+        verbose=0,
+    )
+
+
+def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
+    """The imitation warm start (see :mod:`agents.imitation`)."""
+    from agents.imitation import collect, pretrain
+
+    env = make_env_fn(config, -1)()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=config.imitate_decisions, unit="decision", unit_scale=True, desc=f"imitate {config.imitate}"
+        )
+    t0 = time.perf_counter()
+    demos = collect(
+        env,
+        agents.from_spec(config.imitate),
+        config.imitate_decisions,
+        config.gamma,
+        config.seed,
+        progress=bar.update if bar else None,
+    )
+    if bar:
+        bar.close()
+    stats = pretrain(model, demos, config.imitate_epochs, seed=config.seed)
+    print(
+        f"imitation of {config.imitate}: {len(demos):,} decisions, {config.imitate_epochs} epochs, "
+        f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "
+        f"({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
+
+
+def load_checkpoint(path: Path, env: Any, config: TrainConfig) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(path, env=env, device=config.device)
+    except Exception as e:  # a truncated zip, a torch error on damaged tensors, ...
+        raise ValueError(f"cannot load checkpoint {path}: {type(e).__name__}: {e}") from None
+
+
+def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Run (or go on with) training; returns the run's figures. Raises ``ValueError``
+    on bad input and ``KeyboardInterrupt`` after saving a checkpoint."""
+    import torch
+    from stable_baselines3.common.logger import configure
+
+    torch.set_num_threads(config.torch_threads)
+    run_dir = config.run_dir
+    if resume:
+        ckpt = last_checkpoint(run_dir)
+        if ckpt is None:
+            raise ValueError(f"no checkpoint to resume from in {run_dir / 'checkpoints'}")
+    else:
+        if (run_dir / "config.json").exists():
+            raise ValueError(
+                f"run folder {run_dir} exists: resume it with --resume {run_dir}, or pick another --run-name"
+            )
+        run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(run_dir / "config.json", json.dumps(dataclasses.asdict(config), indent=2))
+        atomic_write(run_dir / "versions.json", json.dumps(library_versions(), indent=2))
+    env = make_vec(config)
+    try:
+        model = load_checkpoint(ckpt, env, config) if resume else build_model(config, env)
+        if config.imitate and not resume:
+            warm_start(model, config, progress)
+        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+        start = model.num_timesteps
+        if start >= config.total_timesteps:
+            raise ValueError(
+                f"the run is already at {start:,} steps of total_timesteps={config.total_timesteps:,}: "
+                "give a larger --total-timesteps to go on"
+            )
+        callback = make_callback(config, progress)
+        t0 = time.perf_counter()
+        try:
+            model.learn(
+                config.total_timesteps - start,
+                callback=callback,
+                reset_num_timesteps=not resume,
+            )
+        except KeyboardInterrupt:
+            path = callback.checkpoint()
+            print(
+                f"\ninterrupted at {model.num_timesteps:,} steps: checkpoint saved to {path}", file=sys.stderr
+            )
+            raise
+        elapsed = time.perf_counter() - t0
+        callback.checkpoint()
+        save_model(model, run_dir / "final_model.zip")
+        if not (run_dir / "best_model.zip").exists():
+            save_model(model, run_dir / "best_model.zip")
+    finally:
+        env.close()
+    steps = model.num_timesteps - start
+    figures = {"timesteps": model.num_timesteps, "elapsed_s": elapsed, "steps_per_s": steps / elapsed}
+    print(
+        f"trained {steps:,} steps in {elapsed:.1f}s ({steps / elapsed:,.0f} steps/s); "
+        f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_model.zip'}"
+    )
+    return figures
+
+
+# -- command line -------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Train a Thirty-One player with MaskablePPO.", argument_default=argparse.SUPPRESS
+    )
+    docs = _field_docs()
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        help_text = f"{docs.get(f.name, '')} (default: {f.default})".strip()
+        if f.type == "bool":
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, help=help_text)
+        else:
+            parser.add_argument(flag, type={"int": int, "float": float}.get(f.type, str), help=help_text)
+    parser.add_argument(
+        "--resume", metavar="RUN_DIR", default=None, help="go on with the run in this folder (its config)"
+    )
+    parser.add_argument("--no-progress", action="store_true", default=False, help="no progress bar")
+    return parser
+
+
+def _field_docs() -> dict[str, str]:
+    """The ``#:`` comments of :class:`TrainConfig`, as --help text."""
+    import inspect
+
+    out = {}
+    for line in inspect.getsource(TrainConfig).splitlines():
+        m = re.match(r"\s+(\w+): \w+ = .*#: (.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
+    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress")}
+    resume = getattr(args, "resume", None)
+    if resume is None:
+        return TrainConfig(**given), False
+    run_dir = Path(resume)
+    stored_path = run_dir / "config.json"
+    if not stored_path.is_file():
+        raise ValueError(f"cannot resume: {stored_path} not found (is {run_dir} a run folder?)")
+    try:
+        stored = json.loads(stored_path.read_text())
+        names = {f.name for f in dataclasses.fields(TrainConfig)}
+        if not isinstance(stored, dict) or set(stored) != names:
+            raise ValueError("its fields are not those of this train.py")
+    except (ValueError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot resume: {stored_path} is not a run config ({e})") from None
+    different = {k: (stored[k], v) for k, v in given.items() if k != "total_timesteps" and stored[k] != v}
+    if different:
+        listed = ", ".join(f"{k}: run has {a!r}, given {b!r}" for k, (a, b) in different.items())
+        raise ValueError(f"cannot resume {run_dir} with another config ({listed})")
+    stored["total_timesteps"] = given.get("total_timesteps", stored["total_timesteps"])
+    config = TrainConfig(**stored)
+    if config.total_timesteps != json.loads(stored_path.read_text())["total_timesteps"]:
+        atomic_write(stored_path, json.dumps(dataclasses.asdict(config), indent=2))
+    if config.run_dir.resolve() != run_dir.resolve():
+        # the folder was moved or renamed: train where it is now
+        config = dataclasses.replace(config, runs_dir=str(run_dir.parent), run_name=run_dir.name)
+    return config, True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config, resume = config_from_args(args)
+        train(config, resume=resume, progress=not args.no_progress)
+    except ValueError as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
