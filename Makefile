@@ -22,9 +22,17 @@ test: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest -q -n 2
 
-# A tournament between the built-in players (duplicate deals, rotated seats).
+# The main job: train a fresh agent for about two minutes (an imitation warm start on
+# the expert, then MaskablePPO), then a tournament of the fresh agent, the shipped one
+# and two heuristics (duplicate deals, rotated seats): table, results folder, plots.
+DEMO_RUN := demo-$(shell date +%Y%m%d-%H%M%S)
 demo: $(STAMP)
-	$(PY) evaluate.py --players expert blitz31 greedy random --games 400 --workers 2 --out results/demo
+	$(PY) train.py --run-name $(DEMO_RUN) --imitate expert --imitate-decisions 30000 --imitate-epochs 3 \
+		--opponents expert,greedy --total-timesteps 2000000 --time-limit 90 --n-envs 4 --n-steps 512 \
+		--batch-size 512 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 \
+		--eval-every 50000 --eval-games 100 --eval-opponents expert
+	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/best_model.zip ppo expert greedy \
+		--games 400 --workers 2 --out results/demo
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_speed.py

@@ -65,6 +65,7 @@ class TrainConfig:
     imitate_decisions: int = 200_000  #: teacher decisions recorded for the imitation warm start
     imitate_epochs: int = 4  #: passes over them
     total_timesteps: int = 1_000_000
+    time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
     vec_env: str = "subproc"  #: 'subproc' (one process per env) or 'dummy' (in process)
     learning_rate: float = 3e-4
@@ -128,6 +129,8 @@ class TrainConfig:
         for name in ("snapshot_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.time_limit < 0:
+            raise ValueError(f"time_limit={self.time_limit!r} must be 0 (none) or more seconds")
         if self.eval_every < 0:
             raise ValueError(f"eval_every={self.eval_every!r} must be 0 (never) or more")
         self.hidden_sizes  # noqa: B018 (validates)
@@ -318,6 +321,8 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.bar: Any = None
+            self.started = time.perf_counter()
+            self.evaluated = -1
             self.marks: dict[str, int] = {}
             self.evals = read_evaluations(run_dir)
             self.best = max((self._score(r["timesteps"]) for r in self.evals), default=-np.inf)
@@ -333,6 +338,7 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
             return now > last
 
         def _on_training_start(self) -> None:
+            self.started = time.perf_counter()
             for key, every in (("ckpt", config.checkpoint_every), ("snap", config.snapshot_every)):
                 self.marks[key] = self.num_timesteps // every
             if config.eval_every:
@@ -366,6 +372,7 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
             return path
 
         def evaluate(self) -> None:
+            self.evaluated = self.num_timesteps
             path = run_dir / "eval_policy.npz"
             NumpyPolicy.from_sb3(self.model.policy).save(path)
             rows = []
@@ -404,6 +411,9 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
                 self.checkpoint()
             if config.eval_every and self._due("eval", config.eval_every):
                 self.evaluate()
+            if config.time_limit and time.perf_counter() - self.started > config.time_limit:
+                self._print(f"time limit of {config.time_limit:g}s reached at {self.num_timesteps:,} steps")
+                return False
             return True
 
         def _on_training_end(self) -> None:
@@ -528,6 +538,10 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
             )
             raise
         elapsed = time.perf_counter() - t0
+        if config.eval_every and callback.evaluated != model.num_timesteps:
+            callback.num_timesteps = model.num_timesteps
+            callback.evaluate()  # the final policy is a candidate for the best model too
+            model.logger.dump(model.num_timesteps)
         callback.checkpoint()
         save_model(model, run_dir / "final_model.zip")
         if not (run_dir / "best_model.zip").exists():

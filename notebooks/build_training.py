@@ -26,7 +26,7 @@ This notebook reads a run folder written by `train.py` and shows
    and own turn at the knock, knock success) and its suit switches by turn, from a
    tournament with duplicate deals.
 
-Set `THIRTYONE_RUN` to a run folder (default: the `make demo` run, `runs/demo`); without
+Set `THIRTYONE_RUN` to a run folder (default: the newest `make demo` run, `runs/demo-*`); without
 one, and with `THIRTYONE_NOTEBOOK_SMALL=1` (the test suite), it trains a tiny run first.""")
 
 code("""import os
@@ -44,7 +44,8 @@ from thirtyone_env.evaluation import TournamentConfig, run_tournament
 
 SMALL = os.environ.get("THIRTYONE_NOTEBOOK_SMALL") == "1"
 ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
-RUN = Path(os.environ.get("THIRTYONE_RUN", ROOT / "runs" / "demo"))
+DEMOS = sorted((ROOT / "runs").glob("demo-*"))  # make demo's runs, newest last
+RUN = Path(os.environ.get("THIRTYONE_RUN", DEMOS[-1] if DEMOS else ROOT / "runs" / "demo"))
 GAMES = 24 if SMALL else 2_000  # tournament games for the profiles
 if not (RUN / "config.json").exists():
     if not SMALL:

@@ -716,17 +716,11 @@ def test_presets_match_spec_table():
     assert Rules.preset("standard") == Rules()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="RULES.md's preset table names cut_throat, no_elimination, banking, switch and "
-    "stop_the_bus; Rules.preset knows only standard, pagat, blitz31 and dutch",
-)
 @pytest.mark.parametrize("name", ["cut_throat", "no_elimination", "banking", "switch", "stop_the_bus"])
 def test_variant_presets_of_the_spec_exist(name):
     assert isinstance(Rules.preset(name), Rules)
 
 
-@pytest.mark.xfail(strict=True, reason="RULES.md: cut_throat preset is missing from the engine")
 def test_cut_throat_preset_fields():
     rules = Rules.preset("cut_throat")
     assert (rules.lives, rules.free_ride, rules.three_of_a_kind) == (3, False, 30.5)

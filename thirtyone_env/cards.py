@@ -118,12 +118,67 @@ def value_table(three_of_a_kind: float | None = None) -> tuple[float, ...]:
     return tuple(int(v) if v == int(v) else float(v) for v in flat)
 
 
+#: Brag hand classes, weakest first (the class is the leading digit of a Brag key).
+BRAG_CLASSES = ("high card", "pair", "flush", "run", "running flush", "prial")
+
+
+def brag_key(cards: Sequence[int], ace_low_run: bool = True) -> int:
+    """Rank of a 3-card hand in three-card Brag as one int (higher is better):
+    ``class * 13**3 + tiebreak``. Within a class: high card and flush by highest, then
+    middle, then lowest rank; pair by the pair's rank, then the kicker; run and running
+    flush by the top card (A-2-3, when a run, is the lowest: its top card is the 3;
+    Q-K-A the highest); prial by rank. Suits never rank."""
+    if len(cards) != 3:
+        raise ValueError(f"a Brag hand has 3 cards, got {len(cards)}")
+    r = sorted((c % 13 for c in cards), reverse=True)
+    flush = cards[0] // 13 == cards[1] // 13 == cards[2] // 13
+    top = None
+    if r[0] - 1 == r[1] and r[1] - 1 == r[2]:
+        top = r[0]
+    elif ace_low_run and r == [12, 1, 0]:
+        top = 1  # A-2-3: a run topped by the 3
+    if r[0] == r[2]:
+        return 5 * 2197 + r[0]
+    if top is not None:
+        return (4 if flush else 3) * 2197 + top
+    if flush:
+        return 2 * 2197 + r[0] * 169 + r[1] * 13 + r[2]
+    if r[0] == r[1] or r[1] == r[2]:
+        pair, kicker = (r[0], r[2]) if r[0] == r[1] else (r[1], r[0])
+        return 1 * 2197 + pair * 13 + kicker
+    return r[0] * 169 + r[1] * 13 + r[2]
+
+
+@cache
+def brag_table(ace_low_run: bool = True) -> tuple[int, ...]:
+    """:func:`brag_key` of every ordered triple, indexed like :func:`value_table`."""
+    out = [0] * (NUM_CARDS**3)
+    for a in range(NUM_CARDS):
+        for b in range(a + 1, NUM_CARDS):
+            for c in range(b + 1, NUM_CARDS):
+                k = brag_key((a, b, c), ace_low_run)
+                for x, y, z in ((a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)):
+                    out[x * 2704 + y * 52 + z] = k
+    return tuple(out)
+
+
+def hand_table(rules: Rules) -> tuple:
+    """The lookup table that ranks 3-card hands under ``rules`` (higher is better):
+    :func:`value_table` for points, :func:`brag_table` for Brag."""
+    if rules.hand_ranking == "brag":
+        return brag_table(rules.ace_low_run)
+    return value_table(rules.three_of_a_kind)
+
+
 def hand_value(cards: Sequence[int], rules: Rules | None = None) -> float:
     """Value of a 3-card hand: the best single-suit sum (three suits: highest card).
 
     With ``rules.three_of_a_kind`` set, three cards of one rank score that value.
-    Other sizes (a 4-card hand mid-turn) are scored by the same suit rule.
+    Other sizes (a 4-card hand mid-turn) are scored by the same suit rule. Under Brag
+    ranking (``rules.hand_ranking="brag"``) the value is the hand's :func:`brag_key`.
     """
+    if rules is not None and rules.hand_ranking == "brag":
+        return brag_key(cards, rules.ace_low_run)
     tok = None if rules is None else rules.three_of_a_kind
     if len(cards) == 3:
         return value_table(tok)[cards[0] * 2704 + cards[1] * 52 + cards[2]]

@@ -28,6 +28,19 @@ History: ``state.history`` holds the events of the current round as tuples
 | ``"blitz"``      | player   | ``"dealt"`` or ``"turn"``: where the 31 came from |
 | ``"reshuffle"``  | -1       | number of cards in the new stock                 |
 | ``"settle"``     | -1       | the :class:`RoundResult`                         |
+
+Variants add (see :mod:`thirtyone_env.table_moves`): ``"widow"`` (``(hand slots,
+widow slots)``), ``"swap"`` (``(slot, table hand, table slot)``), ``"swap_hand"``
+(table hand), ``"renew"`` (``(table hand, "up"|"down", new cards if face up)``),
+``"keep"`` (the hand the Switch dealer keeps), ``"bus"`` (``(hand slots, table
+slots)``); their deal event carries the table too: ``(hands, upcard, lives, table)``
+with ``upcard`` -1 where there is none.
+
+Settlement follows ``Rules.scoring``: lives (the standard game), points to a running
+total (no elimination) or chips and a pot (banking); ``state.score`` holds the points
+or chips, ``state.pot`` the pot, and every :class:`RoundResult` has ``gains``, the
+change of each seat's standing (minus lives lost, points scored, or chips won less the
+ante and any blitz payment).
 """
 
 from __future__ import annotations
@@ -37,17 +50,27 @@ from typing import NamedTuple
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, STAND, TAKE_DISCARD
-from thirtyone_env.cards import DECKS, NUM_CARDS, format_card, parse_cards, value_table
+from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, num_actions
+from thirtyone_env.cards import DECKS, NUM_CARDS, format_card, hand_table, parse_cards
 from thirtyone_env.rules import Rules
+from thirtyone_env.table_moves import (
+    apply_table_move,
+    choose_actions,
+    continue_actions,
+    keep_hand,
+    turn_actions,
+    widow_actions,
+)
 
 # Phases of the state.
-DRAW = 0  #: start of a turn: draw, take the discard, knock or stand
+DRAW = 0  #: start of a turn: draw, take the discard, knock or stand (or a table move)
 DISCARD = 1  #: after drawing: discard one of four cards
-ROUND_OVER = 2  #: settled; call start_round for the next deal
-GAME_OVER = 3  #: one player left (or max_rounds): see state.winners
+CHOOSE = 2  #: Switch: the dealer keeps one of two dealt hands
+CONTINUE = 3  #: the turn goes on (Switch after a face-up renewal, Stop the Bus after an exchange)
+ROUND_OVER = 4  #: settled; call start_round for the next deal
+GAME_OVER = 5  #: one player left (or max_rounds / num_rounds): see state.winners
 
-PHASE_NAMES = ("draw", "discard", "round_over", "game_over")
+PHASE_NAMES = ("draw", "discard", "choose", "continue", "round_over", "game_over")
 
 # Reasons a round ends.
 BLITZ = "blitz"
@@ -79,6 +102,8 @@ class RoundResult(NamedTuple):
     blitzers: tuple[int, ...]
     eliminated: tuple[int, ...]
     lives_after: tuple[int, ...]
+    gains: tuple[float, ...] = ()  #: per seat: change of standing (-lives, +points, chips)
+    score_after: tuple[int, ...] = ()  #: per seat: points or chips after the round (lives games: lives)
 
 
 class GameState:
@@ -94,7 +119,11 @@ class GameState:
     discard this round, in order), ``disc_seat`` / ``disc_order`` (per card: who last
     discarded it and its index in ``discards``, -1 if never),
     ``drawn`` / ``took`` (the card drawn / taken from the discard pile this turn, -1),
-    ``history``, ``result`` (the last :class:`RoundResult`), ``winners``.
+    ``history``, ``result`` (the last :class:`RoundResult`), ``winners``; for the
+    variants ``table`` / ``table_up`` (table hands by slot and their face-up flags),
+    ``muck`` / ``muck_up`` (cards out of play; bitmask of the public ones),
+    ``dealt_pair`` (Switch: the dealer's two hands before the choice), ``score``
+    (points or chips per seat) and ``pot``.
     """
 
     __slots__ = (
@@ -122,7 +151,17 @@ class GameState:
         "history",
         "result",
         "winners",
+        "table",
+        "table_up",
+        "muck",
+        "muck_up",
+        "dealt_pair",
+        "score",
+        "score_start",
+        "pot",
         "_table",
+        "_blitz",
+        "_draws",
         "_kft",
         "_return_ok",
         "_stand_ok",
@@ -190,10 +229,51 @@ def stacked_deck(
     return order
 
 
+def stacked_table_deck(
+    rules: Rules | str,
+    hands: Sequence[Sequence[int | str] | str | None],
+    table: Sequence[int | str] | str,
+    upcard: int | str | None = None,
+    stock: Sequence[int | str] | str = (),
+    dealer: int = 0,
+    second_hand: Sequence[int | str] | str = (),
+) -> list[int]:
+    """:func:`stacked_deck` for the table variants: the deck order that deals ``hands``
+    and ``table`` (banking: the widow; Switch: the face-down table hand, and
+    ``second_hand`` the dealer's other hand; Stop the Bus: the three table cards), then
+    the ``upcard`` (banking) and the ``stock`` top first."""
+    rules = Rules.resolve(rules)
+    n = len(hands)
+    parsed = [parse_cards(h) if h else [] for h in hands]
+    seats = [p for p in ((dealer + 1 + i) % n for i in range(n)) if parsed[p]]
+    for p in seats:
+        if len(parsed[p]) != 3:
+            raise ValueError(f"stacked_table_deck: seat {p} needs 3 cards, got {len(parsed[p])}")
+    tab = parse_cards(table)
+    if len(tab) != 3:
+        raise ValueError(f"stacked_table_deck: the table needs 3 cards, got {len(tab)}")
+    kind = rules.table
+    if kind == "widow":
+        order = [parsed[p][0] for p in seats] + tab + [parsed[p][r] for r in (1, 2) for p in seats]
+        order += parse_cards([upcard]) if upcard is not None else []
+    elif kind == "switch":
+        second = parse_cards(second_hand)
+        if len(second) != 3:
+            raise ValueError("stacked_table_deck: Switch needs the dealer's second_hand (3 cards)")
+        order = [c for r in range(3) for c in [*(parsed[p][r] for p in seats), second[r], tab[r]]]
+    elif kind == "bus":
+        order = [parsed[p][r] for r in range(3) for p in seats] + tab
+    else:
+        raise ValueError(f"stacked_table_deck is for table variants; these rules have table={kind!r}")
+    return order + parse_cards(stock)
+
+
 def _bind_rules(s: GameState, rules: Rules) -> None:
     """Cache the rule values the hot path reads on the state."""
     s.rules = rules
-    s._table = value_table(rules.three_of_a_kind)
+    s._table = hand_table(rules)
+    s._blitz = rules.blitz_value
+    s._draws = rules.table in ("stock", "widow")
     s._kft = rules.knock_from_turn
     s._return_ok = rules.allow_discard_return
     s._stand_ok = rules.stand_after_knock
@@ -224,6 +304,8 @@ def new_game(
     s.round_no = 0
     s.winners = ()
     s.result = None
+    s.score = [rules.chips if rules.scoring == "chips" else 0] * n
+    s.pot = 0
     _bind_rules(s, rules)
     if dealer is None:
         dealer = int(rng.integers(n))
@@ -269,12 +351,27 @@ def start_round(
         seats = [p for p in seats if active[p]]
     k = len(seats)
     hands: list[list[int]] = [[] for _ in range(n)]
-    for i, seat in enumerate(seats):
-        hands[seat] = [order[i], order[i + k], order[i + 2 * k]]
-    upcard = order[3 * k]
+    s.table = []
+    s.table_up = []
+    s.muck = []
+    s.muck_up = 0
+    s.dealt_pair = None
+    kind = s.rules.table
+    if kind == "stock":
+        for i, seat in enumerate(seats):
+            hands[seat] = [order[i], order[i + k], order[i + 2 * k]]
+        upcard = order[3 * k]
+        s.discard = [upcard]
+        s.stock = order[: 3 * k : -1]
+    else:
+        upcard = _deal_table(s, order, seats, hands)
     s.hands = hands
-    s.discard = [upcard]
-    s.stock = order[: 3 * k : -1]
+    s.score_start = s.score[:]
+    if s.rules.scoring == "chips":
+        for p in seats:
+            paid = min(s.rules.ante, s.score[p])
+            s.score[p] -= paid
+            s.pot += paid
     s.knocker = -1
     s.final_left = 0
     s.turn = 0
@@ -286,9 +383,23 @@ def start_round(
     s.drawn = -1
     s.took = -1
     s.current = -1
-    s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
+    if kind == "stock":
+        s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
+    else:
+        deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)))
+        s.history = [("deal", dealer, deal)]
+        if s.dealt_pair is not None:  # Switch: the dealer chooses a hand first
+            s.phase = CHOOSE
+            s.current = dealer
+            return
+    _after_deal(s, seats, rng)
+
+
+def _after_deal(s: GameState, seats: list[int], rng: np.random.Generator | None) -> None:
+    """Dealt 31s blitz at once; else the player after the dealer starts."""
     table = s._table
-    blitzers = tuple(p for p in seats if _value(table, hands[p]) == 31)
+    blitz = s._blitz
+    blitzers = tuple(p for p in seats if _value(table, s.hands[p]) == blitz)
     if blitzers:
         for p in blitzers:
             s.history.append(("blitz", p, "dealt"))
@@ -296,6 +407,44 @@ def start_round(
         return
     s.phase = DRAW
     _begin_turn(s, seats[0], rng)
+
+
+def _deal_table(s: GameState, order: list[int], seats: list[int], hands: list[list[int]]) -> int:
+    """Deal a variant's table (see ``Rules.table``); returns the upcard (-1: none).
+
+    Widow: one card to each player, three face-down widow cards, two more rounds, the
+    upcard, the stock. Switch: three rounds of one card to each player, to the dealer's
+    second hand and to the face-down table hand; the rest is the stock (for renewals).
+    Bus: three rounds to the players, then three face-up table cards.
+    """
+    k = len(seats)
+    kind = s.rules.table
+    s.discard = []
+    if kind == "widow":
+        for i, seat in enumerate(seats):
+            hands[seat] = [order[i], order[k + 3 + i], order[2 * k + 3 + i]]
+        s.table = [order[k : k + 3]]
+        s.table_up = [[False, False, False]]
+        upcard = order[3 * k + 3]
+        s.discard = [upcard]
+        s.stock = order[: 3 * k + 3 : -1]
+        return upcard
+    if kind == "switch":
+        m = k + 2
+        rows = [[order[r * m + i] for r in range(3)] for i in range(m)]
+        for i, seat in enumerate(seats):
+            hands[seat] = rows[i]
+        s.dealt_pair = (hands[seats[-1]], rows[k])  # the dealer is the last seat dealt
+        s.table = [[-1, -1, -1], rows[k + 1]]
+        s.table_up = [[True, True, True], [False, False, False]]
+        s.stock = order[: 3 * m - 1 : -1]
+        return -1
+    for i, seat in enumerate(seats):  # bus
+        hands[seat] = [order[i], order[i + k], order[i + 2 * k]]
+    s.table = [order[3 * k : 3 * k + 3]]
+    s.table_up = [[True, True, True]]
+    s.stock = order[: 3 * k + 2 : -1]
+    return -1
 
 
 def _value(table: tuple, h: list[int]) -> float:
@@ -316,7 +465,7 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
     if s.turn >= s._max_turns:
         _settle(s, VOID, "max_turns", [0] * s.num_players, s.knocker if s.knocker >= 0 else None, ())
         return
-    if s.knocker < 0 and not s.stock:
+    if s.knocker < 0 and not s.stock and s._draws:
         mode = s.rules.stock_exhausted
         if mode == "showdown":
             _settle_showdown(s, STOCK_SHOWDOWN, -1)
@@ -343,6 +492,16 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
 def legal_actions(s: GameState) -> list[int]:
     """Legal action ids for the player to act, ascending; empty when the round is over."""
     phase = s.phase
+    if not s._draws:
+        return _variant_actions(s)
+    if phase == DRAW and s.table:  # banking: the widow besides the stock
+        acts = [DRAW_STOCK, TAKE_DISCARD] if s.stock else [TAKE_DISCARD]
+        if s.knocker < 0:
+            if s.player_turns[s.current] >= s._kft:
+                acts.append(KNOCK)
+        elif s._stand_ok:
+            acts.append(STAND)
+        return acts + list(widow_actions())
     if phase == DRAW:
         acts = [DRAW_STOCK, TAKE_DISCARD] if s.stock else [TAKE_DISCARD]
         if s.knocker < 0:
@@ -359,22 +518,43 @@ def legal_actions(s: GameState) -> list[int]:
     return []
 
 
+def _variant_actions(s: GameState) -> list[int]:
+    """Legal actions of Switch and Stop the Bus."""
+    phase = s.phase
+    if phase == DRAW:
+        acts = turn_actions(s)
+        if s.knocker < 0:
+            if s.rules.table == "switch" and s.player_turns[s.current] >= s._kft:
+                acts.append(KNOCK)
+        elif s._stand_ok:
+            acts.append(STAND)
+        return sorted(acts)
+    if phase == CONTINUE:
+        return sorted(continue_actions(s))
+    if phase == CHOOSE:
+        return choose_actions()
+    return []
+
+
 _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 
 
 def legal_mask(s: GameState) -> np.ndarray:
-    """Legal actions as an ``int8`` mask of length ``NUM_ACTIONS`` (a fresh array).
+    """Legal actions as an ``int8`` mask of length :func:`~thirtyone_env.actions.num_actions`
+    (56 for the stock game; a fresh array).
 
     Masks are built once per distinct set of legal actions and copied out, which is
     several times faster than filling a new array each call.
     """
     key = tuple(legal_actions(s))
+    if s.table or s.dealt_pair is not None:
+        key = (-1, *key)  # the long action space of the table variants
     mask = _MASKS.get(key)
     if mask is None:
         if len(_MASKS) > 200_000:
             _MASKS.clear()
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[list(key)] = 1
+        mask = np.zeros(num_actions(s.rules), dtype=np.int8)
+        mask[[a for a in key if a >= 0]] = 1
         _MASKS[key] = mask
     return mask.copy()
 
@@ -388,6 +568,9 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
     """
     phase = s.phase
     seat = s.current
+    if not s._draws:
+        _apply_variant(s, seat, action, rng)
+        return
     if phase == DRAW:
         if action == DRAW_STOCK and s.stock:
             card = s.stock.pop()
@@ -413,10 +596,13 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             return
         if action == STAND and s.knocker >= 0 and s._stand_ok:
             s.history.append(("stand", seat, _value(s._table, s.hands[seat])))
-            if s._blitz_late and _value(s._table, s.hands[seat]) == 31:
+            if s._blitz_late and _value(s._table, s.hands[seat]) == s._blitz:
                 _blitz_turn(s, seat)
                 return
             _end_turn(s, seat, rng)
+            return
+        if s.table and isinstance(action, int | np.integer) and apply_table_move(s, seat, int(action)):
+            _turn_done(s, seat, rng)
             return
     elif phase == DISCARD:
         card = action - DISCARD_BASE
@@ -429,7 +615,9 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.disc_order[card] = len(s.discards)
             s.discards.append((seat, card))
             s.history.append(("discard", seat, card))
-            if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == 31 and (s.knocker < 0 or s._blitz_late):
+            if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and (
+                s.knocker < 0 or s._blitz_late
+            ):
                 _blitz_turn(s, seat)
                 return
             if s.knocker < 0 and s.stock and s.turn < s._max_turns:
@@ -447,6 +635,50 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             _end_turn(s, seat, rng)
             return
     raise IllegalActionError(_illegal_message(s, action))
+
+
+def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generator | None) -> None:
+    """Switch and Stop the Bus: one action of the player to act."""
+    if not isinstance(action, int | np.integer) or isinstance(action, bool):
+        raise IllegalActionError(_illegal_message(s, action))
+    action = int(action)
+    if action not in legal_actions(s):
+        raise IllegalActionError(_illegal_message(s, action))
+    if s.phase == CHOOSE:
+        keep_hand(s, seat, action)
+        n = s.num_players
+        seats = [p for p in ((s.dealer + i) % n for i in range(1, n + 1)) if s.active[p]]
+        _after_deal(s, seats, rng)
+        return
+    if action == KNOCK:  # Switch: instead of a move; Stop the Bus: after this turn's exchange
+        s.knocker = seat
+        s.final_left = sum(s.active) - 1
+        s.history.append(("knock", seat, _value(s._table, s.hands[seat])))
+        _end_turn(s, seat, rng)
+        return
+    if action == STAND:
+        if s.phase == DRAW:
+            s.history.append(("stand", seat, _value(s._table, s.hands[seat])))
+        _turn_done(s, seat, rng)
+        return
+    outcome = apply_table_move(s, seat, action)
+    if outcome == "continue":
+        hand = s.hands[seat]
+        if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and s.knocker < 0:
+            _blitz_turn(s, seat)
+            return
+        s.phase = CONTINUE
+        return
+    _turn_done(s, seat, rng)
+
+
+def _turn_done(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
+    """A turn that changed the hand is over: blitz on 31, else the next turn."""
+    hand = s.hands[seat]
+    if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and (s.knocker < 0 or s._blitz_late):
+        _blitz_turn(s, seat)
+        return
+    _end_turn(s, seat, rng)
 
 
 def _illegal_message(s: GameState, action: object) -> str:
@@ -477,19 +709,25 @@ def _in_round(s: GameState) -> list[int]:
 
 
 def _settle_blitz(s: GameState, blitzers: tuple[int, ...], detail: str) -> None:
-    """Everyone not holding 31 loses one life."""
+    """Everyone not holding 31 loses one life (points and chips: see :func:`_score_round`)."""
     table = s._table
     losses = [0] * s.num_players
     for p in _in_round(s):
-        if _value(table, s.hands[p]) != 31:
+        if _value(table, s.hands[p]) != s._blitz:
             losses[p] = 1
     blitzers = tuple(p for p in _in_round(s) if losses[p] == 0)
     knocker = s.knocker if s.knocker >= 0 else None
+    if s.rules.scoring != "lives":
+        _score_round(s, BLITZ, detail, knocker, blitzers)
+        return
     _settle(s, BLITZ, detail, losses, knocker, blitzers)
 
 
 def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
     """Lowest hand(s) lose 1; a knocker strictly lowest pays ``knocker_penalty``."""
+    if s.rules.scoring != "lives":
+        _score_round(s, reason, reason, knocker if knocker >= 0 else None, ())
+        return
     table = s._table
     values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if h else None for h in s.hands)
     low = min(v for v in values if v is not None)
@@ -497,7 +735,7 @@ def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
     losses = [0] * s.num_players
     rules = s.rules
     if knocker in tied:
-        if len(tied) == 1:
+        if len(tied) == 1 or rules.knocker_tie == "knocker_pays_penalty":
             losses[knocker] = rules.knocker_penalty
         elif rules.knocker_tie == "knocker_pays":
             losses[knocker] = 1
@@ -530,7 +768,10 @@ def _settle(
     """
     if values is None:
         table = s._table
-        values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if h else None for h in s.hands)
+        values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if len(h) == 3 else None for h in s.hands)
+    if s.rules.scoring != "lives":  # a void round: nobody scores, the pot stays
+        _finish_scored(s, reason, detail, [0] * s.num_players, knocker, blitzers, values, ())
+        return
     players = [p for p, h in enumerate(s.hands) if h]
     lives = s.lives
     floor = 0 if s.rules.free_ride else 1
@@ -560,6 +801,8 @@ def _settle(
         blitzers,
         tuple(out),
         tuple(lives),
+        tuple(-x for x in losses),
+        tuple(lives),
     )
     s.result = result
     s.history.append(("settle", -1, result))
@@ -572,6 +815,112 @@ def _settle(
     elif s.round_no >= s.rules.max_rounds:
         best = max(lives[p] for p in remaining)
         s.winners = tuple(p for p in remaining if lives[p] == best)
+        s.phase = GAME_OVER
+    else:
+        s.phase = ROUND_OVER
+
+
+def _rank_points(values: dict[int, float], knocker: int | None) -> dict[int, int]:
+    """No-elimination points by rank: lowest 1 (knocker 0), middle 2 (knocker 1),
+    highest 3 (knocker 4). Ties take the best rank they share; with one player, high."""
+    points = {}
+    top = max(values.values())
+    low = min(values.values())
+    lowest_alone = sum(1 for v in values.values() if v == low) == 1 and low != top
+    for p, v in values.items():
+        if v == top:
+            rank = 2
+        elif v == low and lowest_alone:
+            rank = 0
+        else:
+            rank = 1
+        points[p] = ((0, 1, 4) if p == knocker else (1, 2, 3))[rank]
+    return points
+
+
+def _score_round(
+    s: GameState, reason: str, detail: str, knocker: int | None, blitzers: tuple[int, ...]
+) -> None:
+    """Settle a points or chips round (see ``Rules.scoring``)."""
+    table = s._table
+    values = tuple(_value(table, h) if len(h) == 3 else None for h in s.hands)
+    players = [p for p in range(s.num_players) if values[p] is not None]
+    gains = [0] * s.num_players
+    if s.rules.scoring == "points":
+        others = {p: values[p] for p in players if p not in blitzers}
+        if others:
+            for p, pts in _rank_points(others, knocker).items():
+                gains[p] = pts
+        for p in blitzers:
+            gains[p] = 6
+        for p in players:
+            s.score[p] += gains[p]
+        _finish_scored(s, reason, detail, gains, knocker, blitzers, values, ())
+        return
+    # chips: the ante is already in the pot
+    if blitzers:
+        for p in players:
+            if p not in blitzers:
+                paid = min(s.rules.blitz_chips, s.score[p])
+                s.score[p] -= paid
+                s.pot += paid
+                gains[p] -= paid
+        winners = list(blitzers)
+    else:
+        best = max(values[p] for p in players)
+        winners = [p for p in players if values[p] == best]
+    share = s.pot // len(winners)
+    for p in winners:
+        s.score[p] += share
+    s.pot -= share * len(winners)
+    for p in players:
+        gains[p] = s.score[p] - s.score_start[p]  # the ante and any blitz payment included
+    out = tuple(p for p in players if s.score[p] <= 0)
+    if len(out) == len(players):
+        out = ()
+    for p in out:
+        s.active[p] = False
+    _finish_scored(s, reason, detail, gains, knocker, blitzers, values, out)
+
+
+def _finish_scored(
+    s: GameState,
+    reason: str,
+    detail: str,
+    gains: list[int],
+    knocker: int | None,
+    blitzers: tuple[int, ...],
+    values: tuple,
+    out: tuple[int, ...],
+) -> None:
+    """Record a points/chips round and decide whether the game is over."""
+    result = RoundResult(
+        s.round_no,
+        s.dealer,
+        reason,
+        detail,
+        (0,) * s.num_players,
+        values,
+        knocker,
+        blitzers,
+        out,
+        tuple(s.lives),
+        tuple(gains),
+        tuple(s.score),
+    )
+    s.result = result
+    s.history.append(("settle", -1, result))
+    s.drawn = -1
+    s.took = -1
+    remaining = [p for p in range(s.num_players) if s.active[p]]
+    rules = s.rules
+    last = s.round_no >= (rules.num_rounds if rules.scoring == "points" else rules.max_rounds)
+    if len(remaining) == 1:
+        s.winners = (remaining[0],)
+        s.phase = GAME_OVER
+    elif last:
+        best = max(s.score[p] for p in remaining)
+        s.winners = tuple(p for p in remaining if s.score[p] == best)
         s.phase = GAME_OVER
     else:
         s.phase = ROUND_OVER
@@ -596,6 +945,11 @@ def from_position(
     drawn: int = -1,
     took: int = -1,
     round_no: int = 1,
+    table: Sequence[Sequence[int]] = (),
+    table_up: Sequence[Sequence[bool]] = (),
+    muck: Sequence[int] = (),
+    score: Sequence[int] | None = None,
+    pot: int = 0,
 ) -> GameState:
     """A state in the middle of a round, from its parts: for search players that
     sample the cards they cannot see (determinization) and play the rest out.
@@ -639,6 +993,14 @@ def from_position(
     s.history = []
     s.result = None
     s.winners = ()
+    s.table = [list(t) for t in table]
+    s.table_up = [list(u) for u in table_up]
+    s.muck = list(muck)
+    s.muck_up = 0
+    s.dealt_pair = None
+    s.score = list(score) if score is not None else [0] * n
+    s.score_start = s.score[:]
+    s.pot = pot
     _bind_rules(s, rules)
     return s
 
@@ -665,11 +1027,16 @@ def clone_state(s: GameState) -> GameState:
     c.discards = s.discards[:]
     c.disc_order = s.disc_order[:]
     c.history = s.history[:]
+    c.table = [t[:] for t in s.table]
+    c.table_up = [u[:] for u in s.table_up]
+    c.muck = s.muck[:]
+    c.score = s.score[:]
     return c
 
 
 def card_locations(s: GameState) -> dict[int, str]:
-    """Where each card of the deck is: ``"hand<seat>"``, ``"stock"`` or ``"discard"``.
+    """Where each card of the deck is: ``"hand<seat>"``, ``"stock"``, ``"discard"``,
+    ``"table<t>"``, ``"muck"`` or ``"dealer_second_hand"`` (Switch, before the choice).
 
     Raises ``AssertionError`` if a card is in two places or missing: the invariant
     tests rely on it.
@@ -687,6 +1054,15 @@ def card_locations(s: GameState) -> dict[int, str]:
         put(c, "stock")
     for c in s.discard:
         put(c, "discard")
+    for t, cards in enumerate(s.table):
+        for c in cards:
+            if c >= 0:
+                put(c, f"table{t}")
+    if s.dealt_pair is not None:
+        for c in s.dealt_pair[1]:
+            put(c, "dealer_second_hand")
+    for c in s.muck:
+        put(c, "muck")
     missing = set(s.rules.deck_cards) - set(where)
     assert not missing, f"cards missing: {sorted(format_card(c) for c in missing)}"
     return where

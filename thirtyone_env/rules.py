@@ -16,9 +16,14 @@ from thirtyone_env.cards import DECKS
 MIN_PLAYERS = 2
 MAX_PLAYERS = 9
 
-KNOCKER_TIES = ("knocker_pays", "knocker_safe", "all_lose")
+KNOCKER_TIES = ("knocker_pays", "knocker_safe", "all_lose", "knocker_pays_penalty")
 STOCK_EXHAUSTED = ("void", "reshuffle", "showdown")
 THREE_OF_A_KIND = (None, 30, 30.5)
+SCORINGS = ("lives", "points", "chips")
+TABLES = ("stock", "widow", "switch", "bus")
+HAND_RANKINGS = ("points", "brag")
+#: Cards a table layout deals besides the players' hands (the upcard included).
+TABLE_CARDS = {"stock": 1, "widow": 4, "switch": 6, "bus": 3}
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,10 @@ class Rules:
         knocker_penalty: lives the knocker loses when strictly lowest at the showdown.
         knocker_tie: when the knocker ties for lowest: ``"knocker_pays"`` (only the
             knocker loses 1), ``"knocker_safe"`` (the other tied players lose 1, the
-            knocker nothing) or ``"all_lose"`` (every tied player loses 1).
+            knocker nothing), ``"all_lose"`` (every tied player loses 1) or
+            ``"knocker_pays_penalty"`` (cut-throat: a knocker who beats nobody loses
+            ``knocker_penalty`` whether tied or strictly lowest; those tied with it lose
+            nothing).
         stock_exhausted: what happens when a turn starts with an empty stock and no
             knock pending (checked before the player acts): ``"void"`` (the round ends,
             nobody loses), ``"reshuffle"`` (the discard pile but its top card is
@@ -58,7 +66,33 @@ class Rules:
         max_rounds: a game that reaches this many rounds ends; the players with the
             most lives share first place.
         seats: ``None`` for any table of 2..9 players that the deck can deal
-            (3 * n + 1 cards); an int fixes the table size (the Blitz31 program's 4).
+            (3 * n cards plus the table's, see ``table``); an int fixes the table size
+            (the Blitz31 program's 4).
+        scoring: what a round settles: ``"lives"`` (the standard game), ``"points"``
+            (no elimination: every round scores points to a running total, see
+            ``num_rounds``) or ``"chips"`` (banking: ``ante`` to the pot each round, the
+            best hand takes it, a player without chips is out).
+        num_rounds: with ``scoring="points"``, the game's length in rounds; the highest
+            total wins (ties share).
+        chips: with ``scoring="chips"``, each player's starting chips.
+        ante: with ``scoring="chips"``, chips each player puts in the pot every round.
+        blitz_chips: with ``scoring="chips"``, chips every other player adds to the pot
+            when a blitz ends the round (the blitzer then takes the pot).
+        table: the turn structure. ``"stock"``: draw from the stock or the discard pile
+            (the standard game). ``"widow"`` (banking): as ``"stock"``, plus three
+            face-down widow cards; instead of drawing a player may exchange one to three
+            cards of the hand for as many widow cards, and the cards given lie face up.
+            ``"switch"``: no stock draws; the dealer is dealt two hands and keeps one, the
+            other lies face up beside a face-down table hand; a turn swaps one card or the
+            whole hand with a table hand, or renews a table hand from the stock (face down:
+            the turn ends; face up: the turn goes on), or knocks. ``"bus"`` (Stop the Bus):
+            three face-up table cards; a turn exchanges exactly one or all three cards
+            with them, after which the player may knock ("stop the bus").
+        hand_ranking: ``"points"`` (a hand is worth its best single-suit sum) or
+            ``"brag"`` (three-card Brag: prial > running flush > run > flush > pair > high
+            card; no 31 and so no blitz).
+        ace_low_run: with ``hand_ranking="brag"``, whether A-2-3 is a run (the lowest);
+            Q-K-A is always the highest.
     """
 
     deck: str = "standard52"
@@ -75,12 +109,28 @@ class Rules:
     max_turns_per_round: int = 200
     max_rounds: int = 1000
     seats: int | None = None
+    scoring: str = "lives"
+    num_rounds: int = 10
+    chips: int = 20
+    ante: int = 1
+    blitz_chips: int = 1
+    table: str = "stock"
+    hand_ranking: str = "points"
+    ace_low_run: bool = True
 
     def __post_init__(self) -> None:
         _check_choice("deck", self.deck, tuple(DECKS))
         _check_choice("three_of_a_kind", self.three_of_a_kind, THREE_OF_A_KIND)
         _check_choice("knocker_tie", self.knocker_tie, KNOCKER_TIES)
         _check_choice("stock_exhausted", self.stock_exhausted, STOCK_EXHAUSTED)
+        _check_choice("scoring", self.scoring, SCORINGS)
+        _check_choice("table", self.table, TABLES)
+        _check_choice("hand_ranking", self.hand_ranking, HAND_RANKINGS)
+        _check_bool("ace_low_run", self.ace_low_run)
+        _check_int("num_rounds", self.num_rounds, 1)
+        _check_int("chips", self.chips, 1)
+        _check_int("ante", self.ante, 0)
+        _check_int("blitz_chips", self.blitz_chips, 0)
         for name in ("free_ride", "allow_discard_return", "stand_after_knock"):
             _check_bool(name, getattr(self, name))
         _check_bool("blitz_after_knock", self.blitz_after_knock)
@@ -100,8 +150,14 @@ class Rules:
 
     @property
     def max_players(self) -> int:
-        """Largest table this deck can deal (3 cards each plus the upcard), at most 9."""
-        return min(MAX_PLAYERS, (len(self.deck_cards) - 1) // 3)
+        """Largest table this deck can deal (3 cards each plus the table's cards: the
+        upcard, the widow, Switch's two extra hands, the bus's three), at most 9."""
+        return min(MAX_PLAYERS, (len(self.deck_cards) - TABLE_CARDS[self.table]) // 3)
+
+    @property
+    def blitz_value(self) -> float:
+        """The hand value that blitzes (31), or -1 where none does (Brag ranking)."""
+        return 31 if self.hand_ranking == "points" else -1
 
     def check_num_players(self, num_players: int) -> int:
         """Return ``num_players`` if these rules allow it, else raise ``ValueError``."""
@@ -134,6 +190,17 @@ class Rules:
           safe on a tie, a 31 after a knock still blitzes, an empty stock forces a
           showdown.
         - ``dutch``: Dutch *Eenendertigen*: the 32-card piquet deck, three of a kind 30.5.
+        - ``cut_throat``: West-Lansing Cut Throat (the seed's variant section): 3 lives
+          and no free ride, three of a kind 30.5, a knocker who beats nobody pays 2 and
+          those tied with it nothing.
+        - ``no_elimination``: the seed's points game: 10 rounds, lowest hand 1 point
+          (knocker 0), middle 2 (knocker 1), highest 3 (knocker 4), a blitz 6.
+        - ``banking``: the seed's widow-and-pot game (as pagat.com's "31" with a widow):
+          20 chips, ante 1, a three-card widow to exchange with, best hand takes the pot.
+        - ``switch``: the seed's Switch: no stock draws, swaps with two table hands.
+        - ``stop_the_bus``: the seed's (and pagat.com's) Stop the Bus: Brag ranking,
+          three face-up table cards, exchange one or all three, 3 lives, no free ride,
+          the weakest hand(s) lose 1.
         """
         try:
             return PRESETS[name]
@@ -193,4 +260,16 @@ PRESETS: dict[str, Rules] = {
         stock_exhausted="showdown",
     ),
     "dutch": Rules(deck="piquet32", three_of_a_kind=30.5),
+    "cut_throat": Rules(lives=3, free_ride=False, three_of_a_kind=30.5, knocker_tie="knocker_pays_penalty"),
+    "no_elimination": Rules(scoring="points", num_rounds=10),
+    "banking": Rules(scoring="chips", table="widow", chips=20, ante=1, blitz_chips=1),
+    "switch": Rules(table="switch"),
+    "stop_the_bus": Rules(
+        table="bus",
+        hand_ranking="brag",
+        lives=3,
+        free_ride=False,
+        knocker_penalty=1,
+        knocker_tie="all_lose",
+    ),
 }
