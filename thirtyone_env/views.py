@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from thirtyone_env.engine import DISCARD, KNOCKED, PHASE_NAMES, STOCK_SHOWDOWN, GameState, RoundResult
+from thirtyone_env.engine import (
+    CHOOSE,
+    DISCARD,
+    KNOCKED,
+    PHASE_NAMES,
+    ROUND_OVER,
+    STOCK_SHOWDOWN,
+    GameState,
+    RoundResult,
+)
 from thirtyone_env.rules import Rules
 
 _BITS: dict[int, tuple[int, ...]] = {0: ()}
@@ -57,6 +66,13 @@ class PlayerView(NamedTuple):
     turn: int  #: this seat's turn number in the round (1 = first)
     round_no: int
     turns_played: int  #: turns started this round, all seats together
+    #: variants: table hands by slot, ``None`` for a face-down card (banking's widow,
+    #: Switch's two table hands, Stop the Bus's three cards); () in the stock game
+    table: tuple[tuple[int | None, ...], ...] = ()
+    muck: tuple[int, ...] = ()  #: face-up cards put out of play (Switch renewals)
+    score: tuple[int, ...] = ()  #: points (no elimination) or chips (banking) per seat
+    pot: int = 0  #: banking: chips in the pot
+    choice: tuple[tuple[int, ...], ...] = ()  #: Switch dealer choosing: the two dealt hands
 
     @property
     def known(self) -> tuple[tuple[int, ...], ...]:
@@ -112,7 +128,16 @@ class PlayerView(NamedTuple):
 def player_view(s: GameState, seat: int) -> PlayerView:
     """The view of ``seat``: own hand, public cards, nothing hidden."""
     phase = s.phase
-    mine = s.current == seat and phase <= DISCARD
+    mine = s.current == seat and phase < ROUND_OVER
+    table = ()
+    if s.table:
+        table = tuple(
+            tuple(c if up and c >= 0 else None for c, up in zip(cards, ups, strict=True))
+            for cards, ups in zip(s.table, s.table_up, strict=True)
+        )
+    choice = ()
+    if mine and phase == CHOOSE and s.dealt_pair is not None:
+        choice = tuple(tuple(h) for h in s.dealt_pair)
     return PlayerView(
         seat,
         s.num_players,
@@ -134,6 +159,11 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         s.player_turns[seat],
         s.round_no,
         s.turn,
+        table,
+        bits_to_cards(s.muck_up) if s.muck_up else (),
+        tuple(s.score),
+        s.pot,
+        choice,
     )
 
 
@@ -155,8 +185,19 @@ def describe_view(v: PlayerView) -> str:
         else:
             known = format_cards(v.known[p]) or "-"
             lines.append(f"{tag}seat {p}: {status:<8} known: {known}")
-    top = format_cards([v.top_discard]) if v.top_discard >= 0 else "-"
-    lines.append(f"top discard: {top} | pile: {format_cards(v.discard_pile[:-1]) or '-'}")
+    if v.rules.table in ("stock", "widow"):
+        top = format_cards([v.top_discard]) if v.top_discard >= 0 else "-"
+        lines.append(f"top discard: {top} | pile: {format_cards(v.discard_pile[:-1]) or '-'}")
+    for t, cards in enumerate(v.table):
+        shown = " ".join("??" if x is None else format_cards([x]) for x in cards)
+        lines.append(f"table hand {t}: {shown}")
+    if v.choice:
+        lines.append("your two dealt hands: " + " | ".join(format_cards(h) for h in v.choice))
+    if v.rules.scoring != "lives":
+        what = "points" if v.rules.scoring == "points" else "chips"
+        lines.append(f"{what}: " + " ".join(f"seat {p}: {x}" for p, x in enumerate(v.score)))
+        if v.rules.scoring == "chips":
+            lines[-1] += f" | pot: {v.pot}"
     lines.append(f"phase: {v.phase}" + (" (your turn)" if v.my_turn else ""))
     return "\n".join(lines)
 

@@ -1,0 +1,325 @@
+"""The seed's variants on stacked decks: cut-throat knocking, no-elimination points,
+banking's widow and pot, Switch's table hands, Stop the Bus and Brag ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from thirtyone_env.actions import (
+    BUS_ALL,
+    KEEP_BASE,
+    KNOCK,
+    RENEW_BASE,
+    STAND,
+    SWAP_HAND_BASE,
+    bus_one_action,
+    swap_one_action,
+    widow_action,
+)
+from thirtyone_env.cards import BRAG_CLASSES, brag_key, parse_card, parse_cards
+from thirtyone_env.engine import (
+    CHOOSE,
+    CONTINUE,
+    DRAW,
+    GAME_OVER,
+    ROUND_OVER,
+    IllegalActionError,
+    apply_action,
+    card_locations,
+    legal_actions,
+    legal_mask,
+    new_game,
+    stacked_deck,
+    stacked_table_deck,
+    start_round,
+)
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import player_view
+
+
+def deal(rules, hands, upcard=None, stock="", *, dealer, table=None, second_hand=(), seed=0):
+    rules = Rules.resolve(rules)
+    if rules.table == "stock":
+        deck = stacked_deck(hands, upcard=upcard, stock=stock, dealer=dealer)
+    else:
+        deck = stacked_table_deck(rules, hands, table, upcard, stock, dealer, second_hand)
+    rng = np.random.default_rng(seed)
+    return new_game(rules, len(hands), rng, dealer=dealer, deck=deck), rng
+
+
+def play(s, rng, *actions):
+    for a in actions:
+        apply_action(s, a, rng)
+        card_locations(s)
+
+
+def c(text):
+    return parse_card(text)
+
+
+# -- cut throat ------------------------------------------------------------------------
+
+
+def test_cut_throat_knocker_who_beats_nobody_pays_two_and_ties_are_safe():
+    # dealer 2: seat 0 knocks on 10, seat 1 ties at 10, seat 2 holds 20
+    s, rng = deal("cut_throat", ["Tc 2d 3h", "Td 2h 3s", "Ks Qs 4d"], "9c", dealer=2)
+    play(s, rng, KNOCK, STAND, STAND)
+    assert s.result.reason == "knock"
+    assert s.result.losses == (2, 0, 0)
+
+
+def test_cut_throat_knocker_who_beats_someone_lowest_loses_one():
+    s, rng = deal("cut_throat", ["Ks Qs 4d", "Td 2h 3s", "Tc 2d 3h"], "9c", dealer=2)
+    play(s, rng, KNOCK, STAND, STAND)
+    assert s.result.losses == (0, 1, 1)  # two tied lowest, knocker beat them
+
+
+def test_cut_throat_no_free_ride_and_trips():
+    rules = Rules.preset("cut_throat")
+    assert rules.three_of_a_kind == 30.5 and not rules.free_ride and rules.lives == 3
+    s, rng = deal(rules, ["7c 7d 7h", "As Ks 2d"], "9c", dealer=1)
+    assert s.phase == DRAW  # dealt trips are 30.5, not a blitz
+    play(s, rng, KNOCK, STAND)
+    assert s.result.values == (30.5, 21) and s.result.losses == (0, 1)
+
+
+# -- no elimination (points) -----------------------------------------------------------
+
+
+def test_points_30_27_27_27_is_one_high_and_three_middles():
+    # dealer 3: seat 0 knocks holding 30 -> knocker high: 4; three 27s middle: 2 each
+    hands = ["Kc Qc Tc", "Ad Kd 6d", "Ah Kh 6h", "As Ks 6s"]
+    s, rng = deal("no_elimination", hands, "2d", dealer=3)
+    play(s, rng, KNOCK, STAND, STAND, STAND)
+    assert s.result.values == (30, 27, 27, 27)
+    assert s.result.gains == (4, 2, 2, 2)
+    assert s.score == [4, 2, 2, 2] and s.phase == ROUND_OVER
+
+
+def test_points_knocker_low_and_middle():
+    # knocker (seat 0) lowest alone: 0; the middle 2; the high 3
+    s, rng = deal("no_elimination", ["Tc 2d 3h", "Ks Qs 4d", "Ah Kh 5s"], "9c", dealer=2)
+    play(s, rng, KNOCK, STAND, STAND)
+    assert s.result.values == (10, 20, 21)
+    assert s.result.gains == (0, 2, 3)
+    # knocker in the middle scores 1
+    s, rng = deal("no_elimination", ["Ks Qs 4d", "Tc 2d 3h", "Ah Kh 5s"], "9c", dealer=2)
+    play(s, rng, KNOCK, STAND, STAND)
+    assert s.result.gains == (1, 1, 3)
+
+
+def test_points_blitz_scores_six_and_others_rank_among_themselves():
+    s, _ = deal("no_elimination", ["As Js Ts", "Tc 2d 3h", "Ks Qs 4d"], "9c", dealer=2)
+    assert s.result.reason == "blitz"
+    assert s.result.gains == (6, 1, 3)
+
+
+def test_points_game_lasts_num_rounds_and_nobody_is_out():
+    rules = Rules.preset("no_elimination").replace(num_rounds=3)
+    rng = np.random.default_rng(1)
+    s = new_game(rules, 3, rng)
+    while s.phase != GAME_OVER:
+        if s.phase == ROUND_OVER:
+            start_round(s, rng)
+            continue
+        acts = legal_actions(s)
+        apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+    assert s.round_no == 3 and all(s.active)
+    best = max(s.score)
+    assert s.winners == tuple(p for p in range(3) if s.score[p] == best)
+
+
+# -- banking ----------------------------------------------------------------------------
+
+
+def test_banking_ante_widow_exchange_and_pot():
+    rules = Rules.preset("banking")
+    # dealer 2: seat 0 plays first. Widow: Ah Kh Qh (face down at the deal).
+    s, rng = deal(rules, ["2c 3d 4s", "Ks Qs 4d", "Tc 2d 3h"], "9c", table="Ah Kh Qh", dealer=2)
+    assert s.pot == 3 and s.score == [19, 19, 19]
+    assert s.table == [[c("Ah"), c("Kh"), c("Qh")]] and s.table_up == [[False] * 3]
+    v1 = player_view(s, 1)
+    assert all(x is None for x in v1.table[0])  # face down: nobody sees the widow
+    legal = legal_actions(s)
+    assert widow_action((0,), (0,)) in legal and widow_action((0, 1, 2), (0, 1, 2)) in legal
+    # seat 0 gives its 2c (slot 0) and 3d (slot 1) for the Ah (slot 0) and Kh (slot 1)
+    play(s, rng, widow_action((0, 1), (0, 1)))
+    assert s.hands[0] == [c("Ah"), c("Kh"), c("4s")]
+    assert s.table == [[c("2c"), c("3d"), c("Qh")]] and s.table_up == [[True, True, False]]
+    v1 = player_view(s, 1)
+    assert v1.table[0][:2] == (c("2c"), c("3d")) and v1.table[0][2] is None  # given cards public
+    assert c("Ah") not in v1.known[0]  # taken face down: private to seat 0
+    assert s.current == 1
+    # seat 1 takes the public 2c for its 4d: now everyone knows seat 1 holds the 2c
+    play(s, rng, widow_action((2,), (0,)))
+    assert c("2c") in player_view(s, 2).known[1]
+    # seat 2 knocks; everyone stands: seat 0 (Ah Kh = 21) takes the pot of 3
+    play(s, rng, KNOCK, STAND, STAND)
+    assert s.result.values == (21, 20, 10)
+    assert s.score == [22, 19, 19] and s.pot == 0
+    assert s.result.gains == (2, -1, -1)
+
+
+def test_banking_tie_splits_and_remainder_stays():
+    s, rng = deal("banking", ["Ks Qs 4d", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    play(s, rng, KNOCK, STAND, STAND)
+    assert s.result.values == (20, 20, 10)
+    assert s.score == [20, 20, 19] and s.pot == 1  # 3 chips: 1 each, 1 stays
+
+
+def test_banking_blitz_bonus():
+    s, _ = deal("banking", ["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    assert s.result.reason == "blitz"
+    # pot 3 (antes) + 1 from each other player = 5 to the blitzer
+    assert s.score == [24, 18, 18] and s.result.gains == (4, -2, -2)
+
+
+def test_banking_player_without_chips_is_out():
+    rules = Rules.preset("banking").replace(chips=1)
+    s, _ = deal(rules, ["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    assert s.result.eliminated == (1, 2) and s.phase == GAME_OVER and s.winners == (0,)
+
+
+# -- switch -------------------------------------------------------------------------------
+
+
+def switch_deal(**kw):
+    # dealer 2; the dealer's dealt hands: "Kd Qd 2s" (first) and "9h 8h 7h" (second);
+    # the face-down table hand "As Ks Qs"; the stock (top first) "2c 3c 4c 5c 6c 7c"
+    return deal(
+        "switch",
+        ["Tc 2d 3h", "Ah 5s 4d", "Kd Qd 2s"],
+        table="As Ks Qs",
+        second_hand="9h 8h 7h",
+        stock="2c 3c 4c 5c 6c 7c",
+        dealer=2,
+        **kw,
+    )
+
+
+def test_switch_dealer_chooses_a_hand_and_the_other_lies_face_up():
+    s, rng = switch_deal()
+    assert s.phase == CHOOSE and s.current == 2
+    assert legal_actions(s) == [KEEP_BASE, KEEP_BASE + 1]
+    assert legal_mask(s).shape == (111,)
+    play(s, rng, KEEP_BASE + 1)
+    assert s.hands[2] == parse_cards("9h 8h 7h")
+    assert s.table[0] == parse_cards("Kd Qd 2s") and s.table_up[0] == [True] * 3
+    assert s.table_up[1] == [False] * 3
+    assert s.phase == DRAW and s.current == 0
+    v = player_view(s, 0)
+    assert v.table[0] == tuple(parse_cards("Kd Qd 2s")) and v.table[1] == (None, None, None)
+
+
+def test_switch_swap_from_face_down_makes_the_given_card_face_up():
+    s, rng = switch_deal()
+    play(s, rng, KEEP_BASE)  # dealer keeps Kd Qd 2s; 9h 8h 7h face up
+    play(s, rng, swap_one_action(0, 1, 0))  # seat 0: Tc <-> face-down As
+    assert s.hands[0] == parse_cards("As 2d 3h")
+    assert s.table[1] == parse_cards("Tc Ks Qs") and s.table_up[1] == [True, False, False]
+    assert c("As") not in player_view(s, 1).known[0]  # only seat 0 saw it
+    # seat 1 swaps its whole hand with the face-up table hand 0
+    play(s, rng, SWAP_HAND_BASE + 0)
+    assert s.hands[1] == parse_cards("9h 8h 7h")
+    assert set(player_view(s, 0).known[1]) == set(parse_cards("9h 8h 7h"))
+
+
+def test_switch_renew_face_up_continues_the_turn_and_face_down_ends_it():
+    s, rng = switch_deal()
+    play(s, rng, KEEP_BASE)
+    play(s, rng, RENEW_BASE + 2 * 1 + 1)  # seat 0 renews table hand 1 face up
+    assert s.table[1] == parse_cards("2c 3c 4c") and s.table_up[1] == [True] * 3
+    assert s.phase == CONTINUE and s.current == 0
+    assert STAND in legal_actions(s) and KNOCK not in legal_actions(s)
+    assert RENEW_BASE not in legal_actions(s)
+    play(s, rng, swap_one_action(0, 1, 2))  # Tc <-> 4c
+    assert s.current == 1 and s.phase == DRAW
+    play(s, rng, RENEW_BASE + 2 * 1 + 0)  # seat 1 renews face down: turn over
+    assert s.table[1] == parse_cards("5c 6c 7c") and s.table_up[1] == [False] * 3
+    assert s.current == 2
+    assert set(s.muck) == set(parse_cards("As Ks Qs 2c 3c Tc"))
+    assert set(player_view(s, 2).muck) == set(parse_cards("2c 3c Tc"))  # the face-up ones
+    s.stock = s.stock[-2:]  # fewer than three cards left: no renewal
+    assert not any(RENEW_BASE <= a < KEEP_BASE for a in legal_actions(s))
+
+
+def test_switch_blitz_on_a_swap():
+    s, rng = switch_deal()
+    play(s, rng, KEEP_BASE)
+    # seat 0 swaps its hand for the face-down As Ks Qs -> 31 blitz
+    play(s, rng, SWAP_HAND_BASE + 1)
+    assert s.result.reason == "blitz" and s.result.blitzers == (0,)
+
+
+# -- stop the bus / brag ------------------------------------------------------------------
+
+
+def test_brag_order_of_classes_and_known_pairs():
+    key = lambda t: brag_key(parse_cards(t))  # noqa: E731
+    ladder = ["Ah Kd 9c", "5h 5d 2c", "2h 7h 9h", "4c 5d 6h", "4h 5h 6h", "2c 2d 2h"]
+    assert [BRAG_CLASSES[key(t) // 2197] for t in ladder] == list(BRAG_CLASSES)
+    assert [key(t) for t in ladder] == sorted(key(t) for t in ladder)
+    assert key("Qh Kd Ac") > key("Jh Qd Kc") > key("2c 3d 4h") > key("Ah 2d 3c")  # runs
+    assert key("Ah 2d 3c") > key("Ah Kd 9c")  # A-2-3 is a run
+    assert brag_key(parse_cards("Ah 2d 3c"), ace_low_run=False) < key("5h 5d 2c")  # not a run then
+    assert key("Kh Kd 2c") > key("Qh Qd Ac")  # pair first, then kicker
+    assert key("Qh Qd Ac") > key("Qs Qc Kd")
+    assert key("Ah 9h 3h") > key("Kh Qh 9h")  # flush: highest card
+    assert key("Ah Kd 9c") > key("Ah Kd 8c")  # high card: kickers
+    assert key("Ah Kd 9c") == key("As Kh 9d")  # suits never rank
+
+
+def test_stop_the_bus_exchange_one_then_stop_the_bus():
+    s, rng = deal("stop_the_bus", ["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2)
+    assert s.phase == DRAW and s.current == 0
+    legal = legal_actions(s)
+    assert KNOCK not in legal and len(legal) == 10  # 9 single exchanges + all three
+    play(s, rng, bus_one_action(0, 0))  # 2c <-> Ah
+    assert s.hands[0] == parse_cards("Ah 7d 9h") and s.table[0] == parse_cards("2c Qh Kh")
+    assert s.phase == CONTINUE and legal_actions(s) == [KNOCK, STAND]
+    play(s, rng, KNOCK)  # stop the bus
+    assert s.current == 1
+    play(s, rng, BUS_ALL)  # seat 1 takes 2c Qh Kh for Ks Kd 4c: last turn ends at once
+    assert s.hands[1] == parse_cards("2c Qh Kh") and s.current == 2
+    play(s, rng, STAND)
+    # ranks: seat 0 A-9-7 high, seat 1 K-Q-2 high (weaker), seat 2 8-6-5 high (weakest)
+    assert s.result.losses == (0, 0, 1)
+
+
+def test_stop_the_bus_exchange_three_and_play_on():
+    s, rng = deal("stop_the_bus", ["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2)
+    play(s, rng, BUS_ALL, STAND)
+    assert s.hands[0] == parse_cards("Ah Qh Kh") and s.table[0] == parse_cards("2c 7d 9h")
+    assert s.current == 1 and s.knocker == -1
+    with pytest.raises(IllegalActionError):
+        apply_action(s, KNOCK, rng)  # the bus stops only after an exchange
+
+
+def test_stop_the_bus_has_no_blitz_and_ties_all_lose():
+    s, rng = deal("stop_the_bus", ["Ac Kc Qc", "5h 5d 2c", "5s 5c 2d"], table="3c 8s 9d", dealer=2)
+    assert s.phase == DRAW  # A-K-Q of clubs: no 31 in Brag, no blitz
+    play(s, rng, bus_one_action(0, 0), KNOCK, STAND, STAND)  # seat 0 trades its Ac for the 3c
+    assert s.result.reason == "knock"
+    # 3c Kc Qc (flush) beats the two tied pairs: both lose one
+    assert s.result.losses == (0, 1, 1)
+
+
+@pytest.mark.parametrize("name", ["cut_throat", "no_elimination", "banking", "switch", "stop_the_bus"])
+def test_every_preset_finishes_games_under_random_play(name):
+    rules = Rules.preset(name).replace(max_rounds=60)
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 4):
+        s = new_game(rules, n, rng)
+        steps = 0
+        while s.phase != GAME_OVER:
+            if s.phase == ROUND_OVER:
+                start_round(s, rng)
+                continue
+            acts = legal_actions(s)
+            mask = legal_mask(s)
+            assert sorted(np.flatnonzero(mask).tolist()) == sorted(acts)
+            apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+            card_locations(s)
+            steps += 1
+        assert s.winners
