@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import CARD_VALUES, value_table, value_with
+from thirtyone_env.cards import CARD_VALUES, hand_table, value_with
+from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView
 
 
@@ -36,13 +37,17 @@ class Blitz31Player:
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
         v = observation
-        table = value_table(v.rules.three_of_a_kind)
+        threshold = self.early_knock if v.stock_size >= self.late_stock else self.late_knock
+        if v.rules.table != "stock":  # the variants' table moves
+            move = table_move(v, action_mask, threshold + 0.5)
+            if move is not None:
+                return move
+        table = hand_table(v.rules)
         hand = v.hand
         if len(hand) == 4:
             return self._discard(hand, table, action_mask)
         a, b, c = hand
         now = table[a * 2704 + b * 52 + c]
-        threshold = self.early_knock if v.stock_size >= self.late_stock else self.late_knock
         if action_mask[KNOCK] and now > threshold:
             return KNOCK
         top = v.top_discard

@@ -47,6 +47,7 @@ import numpy as np
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.cards import CARD_VALUES, DECKS, value_table
 from thirtyone_env.rules import Rules
+from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView
 
 #: Hand values are binned as ``int(2 * value)`` (0..62; 30.5 is bin 61, 31 is 62).
@@ -223,6 +224,9 @@ class ExpertPlayer:
         feed_weight: potential points given up per card point not fed to a next player
             collecting that suit.
         blitz_bonus: extra points a 31 is worth in the potential table.
+        table_knock_at: in Switch, the hand value it knocks on (Stop the Bus: the share
+            of hands it must beat, ``table_strategy``'s default); the table moves of
+            the variants follow :func:`thirtyone_env.table_strategy.table_move`.
     """
 
     obs_encoding = "view"
@@ -236,6 +240,7 @@ class ExpertPlayer:
         knocker_floor: float = 20,
         feed_weight: float = 0.15,
         blitz_bonus: float = 5.0,
+        table_knock_at: float = 27,
     ) -> None:
         if not 0 <= horizon <= MAX_HORIZON:
             raise ValueError(f"horizon={horizon!r} is not allowed: 0..{MAX_HORIZON}")
@@ -246,6 +251,7 @@ class ExpertPlayer:
         self.knocker_floor = knocker_floor
         self.feed_weight = feed_weight
         self.blitz_bonus = blitz_bonus
+        self.table_knock_at = table_knock_at
         self._rules: Rules | None = None  # the rules the cached tables below are for
         self._t: _Tables | None = None
         self._pot: tuple[float, ...] = ()
@@ -259,14 +265,27 @@ class ExpertPlayer:
             self._t = _tables(rules.deck, rules.three_of_a_kind, float(self.opp_knock_at))
             self._pot = _potential(rules.deck, rules.three_of_a_kind, self.horizon, float(self.blitz_bonus))
         t = self._t
+        if rules.table != "stock":  # the variants' table moves (thirtyone_env.table_strategy)
+            own_knock = rules.table == "widow" and rules.scoring == "lives"
+            if (
+                own_knock
+                and len(v.hand) == 3
+                and v.knocker < 0
+                and action_mask[KNOCK]
+                and self._should_knock(v, t)
+            ):
+                return KNOCK
+            move = table_move(v, action_mask, knock_at=99 if own_knock else self.table_knock_at)
+            if move is not None:
+                return move
         if len(v.hand) == 4:
             if v.knocker >= 0:
                 return self._last_discard(v, t, action_mask)
             return self._discard(v, t, action_mask)
         if v.knocker >= 0:
             return self._last_draw(v, t, action_mask)
-        if action_mask[KNOCK] and self._should_knock(v, t):
-            return KNOCK
+        if action_mask[KNOCK] and rules.scoring != "chips" and self._should_knock(v, t):
+            return KNOCK  # (with chips the best hand takes the pot: table_move knocked above)
         return self._draw(v, t, action_mask)
 
     # ------------------------------------------------------------------ helpers

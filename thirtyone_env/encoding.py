@@ -37,10 +37,27 @@ them clockwise, and so on. Parts (``n`` = number of players):
 
 ``hand_values`` and ``discard_values`` are functions of the parts above (features a
 network would otherwise have to learn: the scoring table of Thirty-One); the unseen
-cards are the deck less the own hand, the discard pile and the known opponent cards.
+cards are the deck less the own hand, the discard pile, the known opponent cards
+and any face-up table card. Under Brag ranking values are scaled by the best Brag
+hand instead of 31 (and the draw features stay 0: nobody draws in Stop the Bus).
 
 No part depends on a card the observer cannot see: opponents' hands enter only
 through ``known_cards``; the stock's order never enters.
+
+The variants add parts (the stock game's layout is unchanged); ``T`` table hands
+(banking 1, the widow; Switch 2; Stop the Bus 1). ``score`` and ``pot`` come with
+points or chips scoring, the others with a table variant:
+
+| part              | shape     | meaning                                                   |
+|-------------------|-----------|-----------------------------------------------------------|
+| ``hand_slots``    | 3 x 52    | own card in each hand slot (slot actions name slots)      |
+| ``table_cards``   | 3T x 52   | the face-up card in each table slot                       |
+| ``table_hidden``  | 3T        | 1 where a table slot holds a face-down card               |
+| ``choice``        | 2 x 52    | Switch: the dealer's two dealt hands while choosing       |
+| ``muck``          | 52        | face-up cards put out of play (Switch renewals)           |
+| ``variant_phase`` | 2         | to choose a hand (Switch dealer); the turn goes on        |
+| ``score``         | n         | points / (6 x rounds) or chips / (all chips), per seat    |
+| ``pot``           | 1         | chips in the pot / all chips                              |
 """
 
 from __future__ import annotations
@@ -48,8 +65,9 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from thirtyone_env.cards import value_table
-from thirtyone_env.engine import DISCARD, DRAW, ROUND_OVER, GameState
+from thirtyone_env.cards import hand_table
+from thirtyone_env.engine import CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
+from thirtyone_env.rules import Rules
 
 ENCODINGS = ("flat", "dict")
 TURN_SCALE = 20
@@ -59,9 +77,13 @@ VALUE_SCALE = 31.0
 class ObsLayout:
     """Names, shapes and offsets of the parts of the flat observation."""
 
-    def __init__(self, num_players: int) -> None:
+    def __init__(self, num_players: int, rules: Rules | None = None) -> None:
         n = num_players
         self.num_players = n
+        rules = rules or Rules()
+        self.rules = rules
+        self.variant = rules.table != "stock" or rules.scoring != "lives"
+        self.value_scale = 31.0 if rules.hand_ranking == "points" else float(max(hand_table(rules)))
         self.shapes: dict[str, tuple[int, ...]] = {
             "hand": (52,),
             "drawn": (52,),
@@ -79,6 +101,20 @@ class ObsLayout:
             "hand_values": (4,),
             "discard_values": (52,),
         }
+        if rules.table != "stock":
+            t = {"widow": 1, "switch": 2, "bus": 1}[rules.table]
+            self.shapes.update(
+                {
+                    "hand_slots": (3, 52),
+                    "table_cards": (3 * t, 52),
+                    "table_hidden": (3 * t,),
+                    "choice": (2, 52),
+                    "muck": (52,),
+                    "variant_phase": (2,),
+                }
+            )
+        if rules.scoring != "lives":
+            self.shapes.update({"score": (n,), "pot": (1,)})
         self.offsets: dict[str, int] = {}
         self.slices: dict[str, slice] = {}
         pos = 0
@@ -174,13 +210,63 @@ def encode_flat(s: GameState, seat: int, layout: ObsLayout) -> np.ndarray:
         obs[lv + (p - seat) % n] = min(1.0, s.lives[p] / start_lives)
     obs[o["stock_size"]] = len(s.stock) / len(s.rules.deck_cards)
     obs[o["turn"]] = min(1.0, s.player_turns[seat] / TURN_SCALE)
-    _encode_values(s, seat, obs, o)
+    _encode_values(s, seat, obs, o, layout.value_scale)
+    if layout.variant:
+        _encode_variant(s, seat, obs, o)
     return obs
 
 
-def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -> None:
+def _encode_variant(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -> None:
+    """The variant parts (see the module doc)."""
+    n = s.num_players
+    if s.rules.table != "stock":
+        _encode_table(s, seat, obs, o)
+    rules = s.rules
+    if rules.scoring == "points":
+        scale = 6.0 * rules.num_rounds
+    elif rules.scoring == "chips":
+        scale = float(rules.chips * n)
+    else:
+        scale = 0.0
+    if scale:
+        for p in range(n):
+            obs[o["score"] + (p - seat) % n] = min(1.0, s.score[p] / scale)
+        obs[o["pot"]] = min(1.0, s.pot / scale)
+
+
+def _encode_table(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -> None:
+    """Hand slots, table cards, the Switch choice, the public muck."""
+    hand = s.hands[seat]
+    if len(hand) == 3:
+        for i, card in enumerate(hand):
+            obs[o["hand_slots"] + i * 52 + card] = 1.0
+    k = 0
+    for cards, ups in zip(s.table, s.table_up, strict=True):
+        for card, up in zip(cards, ups, strict=True):
+            if card >= 0:
+                if up:
+                    obs[o["table_cards"] + k * 52 + card] = 1.0
+                else:
+                    obs[o["table_hidden"] + k] = 1.0
+            k += 1
+    mine = s.current == seat
+    if mine and s.phase == CHOOSE and s.dealt_pair is not None:
+        for r, h in enumerate(s.dealt_pair):
+            for card in h:
+                obs[o["choice"] + r * 52 + card] = 1.0
+        obs[o["variant_phase"]] = 1.0
+    if mine and s.phase == CONTINUE:
+        obs[o["variant_phase"] + 1] = 1.0
+    m = s.muck_up
+    while m:
+        low = m & -m
+        obs[o["muck"] + low.bit_length() - 1] = 1.0
+        m ^= low
+
+
+def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], scale: float) -> None:
     """Fill ``hand_values`` and ``discard_values`` (see the module doc)."""
-    table = value_table(s.rules.three_of_a_kind)
+    table = hand_table(s.rules)
     hand = s.hands[seat]
     hv = o["hand_values"]
     if len(hand) == 4:
@@ -193,10 +279,14 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) 
             table[a * 2704 + b * 52 + c],
         )
         for card, value in zip(hand, kept, strict=True):
-            obs[dv + card] = value / VALUE_SCALE
-        obs[hv] = max(kept) / VALUE_SCALE
+            obs[dv + card] = value / scale
+        obs[hv] = max(kept) / scale
         return
     if len(hand) != 3:
+        return
+    if s.rules.table not in ("stock", "widow"):
+        a, b, c = hand
+        obs[hv] = table[a * 2704 + b * 52 + c] / scale
         return
     a, b, c = hand
     now = table[a * 2704 + b * 52 + c]
@@ -207,6 +297,10 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) 
     for p, mask in enumerate(s.known):
         if p != seat:
             seen |= mask
+    for cards, ups in zip(s.table, s.table_up, strict=True):
+        for card, up in zip(cards, ups, strict=True):
+            if up:
+                seen |= 1 << card
     total = better = count = 0
     for u in s.rules.deck_cards:
         if seen >> u & 1:
@@ -218,12 +312,12 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) 
             better += 1
         else:
             total += now
-    obs[hv] = now / VALUE_SCALE
+    obs[hv] = now / scale
     if s.discard:
         top = s.discard[-1]
-        obs[hv + 1] = max(table[bc + top], table[ac + top], table[ab + top]) / VALUE_SCALE
+        obs[hv + 1] = max(table[bc + top], table[ac + top], table[ab + top]) / scale
     if count:
-        obs[hv + 2] = total / count / VALUE_SCALE
+        obs[hv + 2] = total / count / scale
         obs[hv + 3] = better / count
 
 

@@ -8,10 +8,13 @@ same mask, so ``sb3_contrib.MaskablePPO`` trains on the env unwrapped or through
 
 Rewards:
 
-- ``"lives"``: minus the lives the agent was charged by every settlement during the
-  step (0 most steps, -1 for a lost round, -2 for a knocker strictly lowest). In a
-  ``"game"`` episode this sums to minus the lives lost over the game (an elimination
-  from the free ride counts its charge too).
+- ``"lives"``: the change of the agent's standing by every settlement during the step:
+  in the lives games (standard, pagat, blitz31, dutch, cut_throat, switch,
+  stop_the_bus) minus the lives charged (0 most steps, -1 for a lost round, -2 for a
+  knocker strictly lowest); in ``no_elimination`` the points scored (0..6 a round); in
+  ``banking`` the chips won less the ante and any blitz payment. In a ``"game"``
+  episode this sums to the change of standing over the game (an elimination from the
+  free ride counts its charge too).
 - ``"win"``: +1 when the game ends with the agent among the winners, -1 when the agent
   is eliminated, else 0. Meant for ``episode="game"``; in one-round episodes it is
   nonzero only when that round decides the game.
@@ -33,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from thirtyone_env.actions import NUM_ACTIONS, action_name
+from thirtyone_env.actions import action_name, num_actions
 from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, flat_space
 from thirtyone_env.engine import (
     GAME_OVER,
@@ -118,12 +121,13 @@ class ThirtyOneEnv(gym.Env):
         self.render_mode = render_mode
         self.opponents = self._seat_opponents(opponents)
 
-        self.obs_layout = ObsLayout(n)
+        self.obs_layout = ObsLayout(n, self.rules)
         if obs_encoding == "flat":
             self.observation_space = flat_space(self.obs_layout)
         else:
             self.observation_space = dict_space(self.obs_layout)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.num_actions = num_actions(self.rules)
+        self.action_space = spaces.Discrete(self.num_actions)
         self.state: GameState | None = None
         self.seat = 0 if seat == "random" else seat
         self._done = True
@@ -174,7 +178,7 @@ class ThirtyOneEnv(gym.Env):
         the episode is over)."""
         s = self.state
         if s is None or self._done or s.phase >= ROUND_OVER or s.current != self.seat:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+            return np.zeros(self.num_actions, dtype=np.int8)
         return legal_mask(s)
 
     # -- the game loop -------------------------------------------------------------
@@ -182,7 +186,7 @@ class ThirtyOneEnv(gym.Env):
     def _settled(self, result: RoundResult) -> float:
         seat = self.seat
         if self.reward_kind == "lives":
-            return -float(result.losses[seat])
+            return float(result.gains[seat]) if result.gains else -float(result.losses[seat])
         if seat in result.eliminated:
             return -1.0
         if self.state.phase == GAME_OVER and seat in self.state.winners:
@@ -247,8 +251,10 @@ class ThirtyOneEnv(gym.Env):
             a = a.reshape(()).item()
         if isinstance(a, np.integer):
             a = int(a)
-        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(f"action {action!r} is outside the action space Discrete({NUM_ACTIONS})")
+        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < self.num_actions:
+            raise IllegalActionError(
+                f"action {action!r} is outside the action space Discrete({self.num_actions})"
+            )
         return a
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:

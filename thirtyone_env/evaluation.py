@@ -143,7 +143,7 @@ def play_deal_set(
     """Play every rotation of one deal set."""
     rules = Rules.preset(config.rules)
     n = config.num_players
-    layout = ObsLayout(n)
+    layout = ObsLayout(n, rules)
     decks: list[list[int]] = []
     deck_iter = deck_sequence(config.seed, deal, rules)
     outcomes = []

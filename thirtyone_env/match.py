@@ -75,7 +75,7 @@ def play_game(
     are handed ``rng`` first, so the game depends on ``rng`` alone."""
     rules = Rules.resolve(rules)
     n = len(policies)
-    layout = ObsLayout(n)
+    layout = ObsLayout(n, rules)
     for p in policies:
         reset = getattr(p, "reset", None)
         if callable(reset):

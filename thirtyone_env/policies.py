@@ -18,7 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import value_table, value_with
+from thirtyone_env.cards import hand_table, value_with
+from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView
 
 
@@ -61,7 +62,11 @@ class GreedyPolicy:
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
         v = observation
-        table = value_table(v.rules.three_of_a_kind)
+        if v.rules.table != "stock":  # the variants' table moves
+            move = table_move(v, action_mask, self.knock_at)
+            if move is not None:
+                return move
+        table = hand_table(v.rules)
         hand = v.hand
         if len(hand) == 4:
             return best_discard(hand, table, action_mask)[1]

@@ -196,7 +196,9 @@ class Rules:
         - ``no_elimination``: the seed's points game: 10 rounds, lowest hand 1 point
           (knocker 0), middle 2 (knocker 1), highest 3 (knocker 4), a blitz 6.
         - ``banking``: the seed's widow-and-pot game (as pagat.com's "31" with a widow):
-          20 chips, ante 1, a three-card widow to exchange with, best hand takes the pot.
+          20 chips, ante 1, a three-card widow to exchange with, best hand takes the pot;
+          the game ends when one player has all the chips or after 100 rounds (most
+          chips win: the seed sets no end, and chip games between equals run long).
         - ``switch``: the seed's Switch: no stock draws, swaps with two table hands.
         - ``stop_the_bus``: the seed's (and pagat.com's) Stop the Bus: Brag ranking,
           three face-up table cards, exchange one or all three, 3 lives, no free ride,
@@ -262,7 +264,7 @@ PRESETS: dict[str, Rules] = {
     "dutch": Rules(deck="piquet32", three_of_a_kind=30.5),
     "cut_throat": Rules(lives=3, free_ride=False, three_of_a_kind=30.5, knocker_tie="knocker_pays_penalty"),
     "no_elimination": Rules(scoring="points", num_rounds=10),
-    "banking": Rules(scoring="chips", table="widow", chips=20, ante=1, blitz_chips=1),
+    "banking": Rules(scoring="chips", table="widow", chips=20, ante=1, blitz_chips=1, max_rounds=100),
     "switch": Rules(table="switch"),
     "stop_the_bus": Rules(
         table="bus",

@@ -87,10 +87,16 @@ class PlayerView(NamedTuple):
         return (seat - self.seat) % self.num_players
 
     def unseen(self) -> list[int]:
-        """Cards this seat cannot see: the stock and opponents' unknown cards."""
+        """Cards this seat cannot see: the stock, opponents' unknown cards and any
+        face-down table or mucked card."""
         seen = set(self.hand)
         seen.update(self.discard_pile)
         for cards in self.known:
+            seen.update(cards)
+        for cards in self.table:
+            seen.update(c for c in cards if c is not None)
+        seen.update(self.muck)
+        for cards in self.choice:
             seen.update(cards)
         return [c for c in self.rules.deck_cards if c not in seen]
 

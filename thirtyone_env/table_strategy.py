@@ -1,0 +1,147 @@
+"""A sensible heuristic for the variants' table moves, shared by the built-in players.
+
+:func:`table_move` picks, from what a :class:`~thirtyone_env.views.PlayerView` shows,
+the table move that leaves the best hand: every face-up card is valued exactly; a
+face-down card (banking's widow, Switch's face-down hand) at the mean over the cards
+the player cannot see. Moves that take two or more face-down cards are used only when
+nothing else is legal. It knocks when the hand is worth ``knock_at`` or more (under
+Brag ranking: when the hand beats ``brag_knock_share`` of all hands). It returns
+``None`` where the caller's own play applies (the stock game; banking when drawing
+beats the widow).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from thirtyone_env.actions import (
+    BUS_ALL,
+    BUS_ONE_BASE,
+    KEEP_BASE,
+    KNOCK,
+    RENEW_BASE,
+    STAND,
+    SWAP_HAND_BASE,
+    SWAP_ONE_BASE,
+    TAKE_DISCARD,
+    WIDOW_BASE,
+    WIDOW_MOVES,
+)
+from thirtyone_env.cards import hand_table
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import PlayerView
+
+
+@cache
+def brag_share_key(rules: Rules, share: float) -> int:
+    """The Brag key that beats ``share`` of all 3-card hands of the deck."""
+    table = hand_table(rules)
+    cards = rules.deck_cards
+    keys = sorted(
+        table[a * 2704 + b * 52 + c]
+        for i, a in enumerate(cards)
+        for j, b in enumerate(cards[i + 1 :], i + 1)
+        for c in cards[j + 1 :]
+    )
+    return keys[min(len(keys) - 1, int(share * len(keys)))]
+
+
+def _moves(action: int) -> list[tuple[int, int, int]]:
+    """(hand slot, table hand, table slot) pairs an exchange action makes."""
+    if WIDOW_BASE <= action < SWAP_ONE_BASE:
+        given, taken = WIDOW_MOVES[action - WIDOW_BASE]
+        return [(i, 0, j) for i, j in zip(given, taken, strict=True)]
+    if SWAP_ONE_BASE <= action < SWAP_HAND_BASE:
+        i, rest = divmod(action - SWAP_ONE_BASE, 6)
+        return [(i, rest // 3, rest % 3)]
+    if SWAP_HAND_BASE <= action < RENEW_BASE:
+        return [(i, action - SWAP_HAND_BASE, i) for i in range(3)]
+    if BUS_ONE_BASE <= action < BUS_ALL:
+        i, j = divmod(action - BUS_ONE_BASE, 3)
+        return [(i, 0, j)]
+    if action == BUS_ALL:
+        return [(i, 0, i) for i in range(3)]
+    return []
+
+
+def estimate(v: PlayerView, action: int, table: tuple, unseen: list[int]) -> tuple[float, int]:
+    """Estimated value of the hand after an exchange, and how many face-down cards it takes."""
+    hand = list(v.hand)
+    hidden = []
+    for i, t, j in _moves(action):
+        card = v.table[t][j]
+        if card is None:
+            hidden.append(i)
+        else:
+            hand[i] = card
+    if not hidden:
+        return table[hand[0] * 2704 + hand[1] * 52 + hand[2]], 0
+    if len(hidden) > 1 or not unseen:
+        return -1.0, len(hidden)
+    i = hidden[0]
+    total = 0.0
+    for u in unseen:
+        hand[i] = u
+        total += table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+    return total / len(unseen), 1
+
+
+def knock_worthy(v: PlayerView, value: float, knock_at: float, brag_knock_share: float) -> bool:
+    if v.rules.hand_ranking == "brag":
+        return value >= brag_share_key(v.rules, brag_knock_share)
+    return value >= knock_at
+
+
+def table_move(
+    v: PlayerView, mask: np.ndarray, knock_at: float = 25, brag_knock_share: float = 0.8
+) -> int | None:
+    """The move for a variant's table phase, or ``None`` to play the stock game's way."""
+    kind = v.rules.table
+    if kind == "stock":
+        return None
+    table = hand_table(v.rules)
+    if v.phase == "choose":
+        a, b = (table[h[0] * 2704 + h[1] * 52 + h[2]] for h in v.choice)
+        return KEEP_BASE + (1 if b > a else 0)
+    legal = np.flatnonzero(mask).tolist()
+    hand = v.hand
+    if len(hand) != 3:
+        return None  # banking's discard after a draw: the caller's
+    now = table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+    if v.phase == "continue" and KNOCK in legal and knock_worthy(v, now, knock_at, brag_knock_share):
+        return KNOCK
+    if mask[KNOCK] and v.phase == "draw" and knock_worthy(v, now, knock_at, brag_knock_share):
+        return KNOCK
+    unseen = v.unseen()
+    scored = []
+    for a in legal:
+        if WIDOW_BASE <= a <= BUS_ALL and not RENEW_BASE <= a < BUS_ONE_BASE:
+            value, hidden = estimate(v, a, table, unseen)
+            scored.append((hidden > 1, -value, a))
+    scored.sort()
+    best = scored[0] if scored else None
+    if kind == "widow":
+        if best is None or best[0] or -best[1] <= now:
+            return None  # drawing (the caller's play) is at least as good
+        top = v.top_discard
+        if top >= 0 and mask[TAKE_DISCARD]:
+            with_top = max(
+                table[x * 2704 + y * 52 + top]
+                for x, y in ((hand[0], hand[1]), (hand[0], hand[2]), (hand[1], hand[2]))
+            )
+            if with_top >= -best[1]:
+                return None
+        return best[2]
+    if best is not None and not best[0] and -best[1] > now:
+        return best[2]
+    if STAND in legal:
+        return STAND
+    renew = [a for a in legal if RENEW_BASE <= a < RENEW_BASE + 4 and (a - RENEW_BASE) % 2 == 1]
+    if renew:
+        # look at the table hand with the most face-down cards
+        return max(renew, key=lambda a: (sum(c is None for c in v.table[(a - RENEW_BASE) // 2]), -a))
+    if best is not None:
+        return best[2]
+    return legal[0]
