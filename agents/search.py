@@ -25,8 +25,9 @@ import time
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import value_table, value_with
+from thirtyone_env.cards import hand_table, value_with
 from thirtyone_env.engine import (
+    CONTINUE,
     DISCARD,
     DRAW,
     ROUND_OVER,
@@ -34,8 +35,10 @@ from thirtyone_env.engine import (
     apply_action,
     clone_state,
     from_position,
+    legal_mask,
 )
-from thirtyone_env.views import PlayerView
+from thirtyone_env.table_strategy import table_move
+from thirtyone_env.views import PlayerView, player_view
 
 #: Rollout knock thresholds by a player's own turn in the round (turn 1, 2, 3, 4+),
 #: shaped like the expert's knocks: early on a fair hand, later only on a strong one.
@@ -72,6 +75,14 @@ def rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int
             return TAKE_DISCARD
         return STAND
     return DRAW_STOCK
+
+
+def variant_rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int:
+    """The rollout policy on a variant's table: the shared table-move heuristic (from
+    the acting seat's view), else the greedy stock play of :func:`rollout_action`."""
+    turn = max(1, s.player_turns[s.current])
+    move = table_move(player_view(s, s.current), legal_mask(s), knocks[min(turn, len(knocks)) - 1])
+    return move if move is not None else rollout_action(s, table, knocks)
 
 
 def _collector_hand(pool: list[int], known: tuple[int, ...], draws: int, table: tuple) -> list[int]:
@@ -138,18 +149,26 @@ class SearchPlayer:
     def reset(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
+    @staticmethod
+    def _policy(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int:
+        if s.rules.table == "stock":
+            return rollout_action(s, table, knocks)
+        return variant_rollout_action(s, table, knocks)
+
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
         v = observation
+        if v.phase == "choose":  # the Switch dealer's choice is the heuristic's
+            return table_move(v, action_mask) if self._expert is None else self._expert.act(v, action_mask)
         baseline = self._expert.act(v, action_mask) if self._expert is not None else -1
         scores: dict[int, list[float]] = {a: [] for a in legal}
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         while True:
             world = self._sample_world(v)
             if baseline < 0:
-                baseline = rollout_action(world, value_table(v.rules.three_of_a_kind), self.knocks)
+                baseline = self._policy(world, hand_table(v.rules), self.knocks)
             for a in legal:
                 scores[a].append(self._rollout(world, a, v))
             if deadline is None:
@@ -187,13 +206,13 @@ class SearchPlayer:
         unseen = v.unseen()
         order = self.rng.permutation(len(unseen)).tolist()
         pool = [unseen[i] for i in order]
-        table = value_table(v.rules.three_of_a_kind)
+        table = hand_table(v.rules)
         known = v.known
         draws = [0] * v.num_players
         for seat, _card in v.discards:
             draws[seat] += 1
         hands: list[list[int]] = []
-        in_play = v.phase in ("draw", "discard")
+        in_play = v.phase in ("draw", "discard", "continue")
         for p in range(v.num_players):
             if p == v.seat:
                 hands.append(list(v.hand))
@@ -204,13 +223,17 @@ class SearchPlayer:
             hand = _collector_hand(pool, known[p], min(draws[p], self.max_improve), table)
             hands.append(hand)
         stock = pool[: v.stock_size]
+        del pool[: v.stock_size]
+        tables = [[pool.pop() if c is None else c for c in cards] for cards in v.table]
+        table_up = [[c is not None for c in cards] for cards in v.table]
+        phase = {"draw": DRAW, "discard": DISCARD, "continue": CONTINUE}[v.phase]
         return from_position(
             v.rules,
             hands=hands,
             stock=stock,
             discard=v.discard_pile,
             current=v.seat,
-            phase=DRAW if v.phase == "draw" else DISCARD,
+            phase=phase,
             dealer=v.dealer,
             lives=v.lives,
             active=v.active,
@@ -222,15 +245,23 @@ class SearchPlayer:
             drawn=v.drawn,
             took=v.took,
             round_no=v.round_no,
+            table=tables,
+            table_up=table_up,
+            muck=v.muck,
+            score=v.score or None,
+            pot=v.pot,
         )
 
     def _rollout(self, world: GameState, action: int, v: PlayerView) -> float:
         s = clone_state(world)
-        table = value_table(v.rules.three_of_a_kind)
+        table = hand_table(v.rules)
         knocks = self.knocks
+        policy = self._policy
         apply_action(s, action, self.rng)
         while s.phase < ROUND_OVER:
-            apply_action(s, rollout_action(s, table, knocks), self.rng)
+            apply_action(s, policy(s, table, knocks), self.rng)
+        if v.rules.scoring != "lives":
+            return float(s.result.gains[v.seat])
         loss = s.result.losses[v.seat]
         utility = -float(loss)
         if loss and v.seat in s.result.eliminated:
