@@ -1,6 +1,8 @@
 """Engine speed: random legal play on one core, printed as decisions/s and rounds/s.
 
-Usage: ``python benchmarks/engine_speed.py [--seconds 5] [--players 4] [--rules standard]``.
+Usage: ``python benchmarks/engine_speed.py [--seconds 5] [--players 4] [--rules standard]``;
+``--rules all`` measures every preset and prints a table (each preset's speed against
+the standard game's, so none lags by an order of magnitude unnoticed).
 Random choices come from a block of pre-drawn uniforms so the figure measures the
 engine, not the generator's per-call overhead.
 """
@@ -14,7 +16,7 @@ import time
 import numpy as np
 
 from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
-from thirtyone_env.rules import Rules
+from thirtyone_env.rules import PRESETS, Rules
 
 
 def run(seconds: float, players: int, rules: str, seed: int = 0) -> dict:
@@ -57,9 +59,22 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rules", default="standard")
     args = parser.parse_args()
+    print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor() or 'cpu'})")
+    if args.rules == "all":
+        print(f"engine, {args.players} players, random legal play, one core, {args.seconds:g}s per preset")
+        print(f"{'preset':<16}{'decisions/s':>14}{'rounds/s':>12}{'decisions/round':>17}{'vs standard':>13}")
+        base = None
+        for name in PRESETS:
+            players = Rules.preset(name).seats or args.players
+            r = run(args.seconds, players, name)
+            base = base or r["decisions_per_s"]
+            print(
+                f"{name:<16}{r['decisions_per_s']:>14,.0f}{r['rounds_per_s']:>12,.0f}"
+                f"{r['decisions_per_round']:>17.1f}{r['decisions_per_s'] / base:>12.2f}x"
+            )
+        return
     r = run(args.seconds, args.players, args.rules)
     print(f"engine, {args.players} players, rules={args.rules}, random legal play, one core")
-    print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor() or 'cpu'})")
     print(f"decisions/s      {r['decisions_per_s']:>12,.0f}")
     print(f"rounds/s         {r['rounds_per_s']:>12,.0f}")
     print(f"games/s          {r['games_per_s']:>12,.0f}")

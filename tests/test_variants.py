@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from thirtyone_env.actions import (
     BUS_ALL,
@@ -323,3 +325,93 @@ def test_every_preset_finishes_games_under_random_play(name):
             card_locations(s)
             steps += 1
         assert s.winners
+
+
+# -- invariants, env checkers, hidden information ------------------------------------------
+
+VARIANTS = ["cut_throat", "no_elimination", "banking", "switch", "stop_the_bus"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(VARIANTS), n=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
+def test_variant_invariants_under_random_play(name, n, seed):
+    rules = Rules.preset(name).replace(max_rounds=25)
+    rng = np.random.default_rng(seed)
+    s = new_game(rules, n, rng)
+    total_chips = rules.chips * n
+    prev_score, prev_lives = list(s.score), list(s.lives)
+    for _ in range(100_000):
+        card_locations(s)  # every card in exactly one place
+        if rules.scoring == "chips":
+            assert sum(s.score) + s.pot == total_chips and min(s.score) >= 0
+        if rules.scoring == "points":
+            assert all(a <= b for a, b in zip(prev_score, s.score, strict=True))
+        assert all(a >= b for a, b in zip(prev_lives, s.lives, strict=True))
+        prev_score, prev_lives = list(s.score), list(s.lives)
+        if s.phase == GAME_OVER:
+            assert s.winners
+            return
+        if s.phase == ROUND_OVER:
+            start_round(s, rng)
+            prev_score, prev_lives = list(s.score), list(s.lives)
+            continue
+        for p in range(n):
+            if s.active[p]:
+                assert len(s.hands[p]) in (3, 4)
+        acts = legal_actions(s)
+        assert acts and np.array_equal(np.flatnonzero(legal_mask(s)), sorted(acts))
+        apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+    raise AssertionError("game did not end")
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_env_checkers_pass_for_every_variant(name):
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env as gym_check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    from thirtyone_env import ThirtyOneEnv
+
+    env = ThirtyOneEnv(num_players=3, rules=name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check_env(env, skip_render_check=True)
+    sb3_check_env(ThirtyOneEnv(num_players=3, rules=name, obs_encoding="dict"))
+    obs, info = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        mask = info["action_mask"]
+        assert mask.shape == env.action_space.shape or mask.shape == (env.action_space.n,)
+        obs, _, term, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert env.observation_space.contains(obs)
+        if term:
+            obs, info = env.reset()
+
+
+@pytest.mark.parametrize("name", ["banking", "switch"])
+def test_face_down_table_cards_never_reach_an_observation(name):
+    """Swap a face-down table card with a stock card: every seat's observation stays
+    the same (nobody can see either)."""
+    from thirtyone_env.encoding import ObsLayout, encode_flat
+    from thirtyone_env.engine import clone_state
+
+    rules = Rules.preset(name)
+    layout = ObsLayout(4, rules)
+    rng = np.random.default_rng(3)
+    s = new_game(rules, 4, rng)
+    checked = 0
+    for _ in range(60):
+        if s.phase >= ROUND_OVER:
+            break
+        hidden = [(t, j) for t, ups in enumerate(s.table_up) for j, up in enumerate(ups) if not up]
+        if hidden and s.stock:
+            t, j = hidden[0]
+            other = clone_state(s)
+            other.table[t][j], other.stock[0] = s.stock[0], s.table[t][j]
+            for seat in range(4):
+                np.testing.assert_array_equal(encode_flat(s, seat, layout), encode_flat(other, seat, layout))
+            checked += 1
+        acts = legal_actions(s)
+        apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+    assert checked > 0

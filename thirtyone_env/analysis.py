@@ -8,7 +8,10 @@ Definitions:
 
 - A **turn** is one player's move: draw from the stock or take the discard and then
   discard (a *draw turn*), knock, or stand. ``turn`` counts a player's own turns in
-  the round from 1; ``round_turn`` counts everyone's.
+  the round from 1; ``round_turn`` counts everyone's. In the table variants an
+  exchange with the table (widow, swap, renewal, bus) is a draw turn too; a Switch
+  renewal face up and the swap that follows are one turn, and in Stop the Bus the
+  knock after an exchange shares that turn (its record has ``continues`` true).
 - The **best suits** of a 3-card hand are the suits whose cards sum to the hand's
   suit value (the suit sums' maximum); ties give several. A **suit switch** happens on
   a draw turn when none of the best suits after the turn was a best suit before it:
@@ -28,11 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.cards import CARD_VALUES, value_table
+from thirtyone_env.cards import CARD_VALUES, hand_table
 from thirtyone_env.engine import RoundResult
-from thirtyone_env.rules import Rules
+from thirtyone_env.rules import TABLE_CARDS, Rules
 
 TURN_KINDS = ("draw_stock", "take_discard", "knock", "stand")
+#: The variants' table moves (see :mod:`thirtyone_env.table_moves`): each is a turn,
+#: except a move that continues the turn it belongs to (after a face-up renewal).
+TABLE_KINDS = ("widow", "swap", "swap_hand", "renew", "bus")
 
 
 def best_suits(hand: Sequence[int]) -> frozenset[int]:
@@ -72,18 +78,72 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
     ``discard_suit_changed`` (``None`` when there is no previous discard to compare).
     """
     rules = rules or Rules()
-    table = value_table(rules.three_of_a_kind)
+    table = hand_table(rules)
     suits = _best_suit_masks()
     deal = history[0]
     hands = [list(h) for h in deal[2][0]]
     n_dealt = sum(1 for h in hands if h)
-    stock = len(rules.deck_cards) - 3 * n_dealt - 1
+    stock = len(rules.deck_cards) - 3 * n_dealt - TABLE_CARDS[rules.table]
+    tables = [list(t) for t in deal[2][3]] if len(deal[2]) > 3 else []
+    second = deal[2][4] if len(deal[2]) > 4 else None
     turns = [0] * len(hands)
     last_suit = [-1] * len(hands)
     records: list[dict[str, Any]] = []
     round_turn = 0
     pending: dict[str, Any] | None = None
+    last: dict[str, Any] | None = None
     for kind, seat, data in history[1:]:
+        if kind == "keep":  # Switch: the dealer's choice, not a turn
+            if data == 1:
+                hands[seat], tables[0] = list(second), hands[seat]
+            else:
+                tables[0] = list(second)
+            continue
+        if kind in TABLE_KINDS or (kind == "knock" and last is not None and last.get("open") == seat):
+            h = hands[seat]
+            key = h[0] * 2704 + h[1] * 52 + h[2]
+            if last is not None and last.get("open") == seat:  # the same turn goes on
+                rec = last
+                rec.pop("open")
+                if kind == "knock":
+                    knock = dict(rec, kind="knock", continues=True, value_before=table[key], switched=False)
+                    knock["value_after"] = table[key]
+                    records.append(knock)
+                    last = None
+                    continue
+            else:
+                turns[seat] += 1
+                round_turn += 1
+                rec = {
+                    "seat": seat,
+                    "turn": turns[seat],
+                    "round_turn": round_turn,
+                    "kind": kind,
+                    "card_in": -1,
+                    "card_out": -1,
+                    "value_before": table[key],
+                    "value_after": table[key],
+                    "stock_left": stock,
+                    "switched": False,
+                    "discard_suit_changed": None,
+                    "suits_before": suits[key],
+                }
+                records.append(rec)
+            moved = _table_move(kind, data, h, tables)
+            if kind == "renew":
+                stock -= 3
+            if moved:
+                rec["card_in"], rec["card_out"] = moved[0]
+                key = h[0] * 2704 + h[1] * 52 + h[2]
+                rec["value_after"] = table[key]
+                rec["switched"] = not (suits[key] & rec["suits_before"])
+            if (kind == "renew" and data[1] == "up") or (kind == "bus" and rules.table == "bus"):
+                rec["open"] = seat  # a swap (Switch) or a knock (Stop the Bus) may follow
+            last = rec
+            continue
+        if last is not None:
+            last.pop("open", None)
+            last = None
         if kind in TURN_KINDS:
             turns[seat] += 1
             round_turn += 1
@@ -124,7 +184,32 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             pending = None
         elif kind == "reshuffle":
             stock = data
+    for rec in records:
+        rec.pop("open", None)
+        rec.pop("suits_before", None)
+        rec.setdefault("continues", False)
     return records
+
+
+def _table_move(kind: str, data: Any, hand: list[int], tables: list[list[int]]) -> list[tuple[int, int]]:
+    """Apply a recorded table move to ``hand`` and ``tables``; returns the
+    (card in, card out) pairs."""
+    pairs: list[tuple[int, int, int]] = []
+    if kind in ("widow", "bus"):
+        given, taken = data
+        pairs = [(i, 0, j) for i, j in zip(given, taken, strict=True)]
+    elif kind == "swap":
+        pairs = [data]
+    elif kind == "swap_hand":
+        pairs = [(i, data, i) for i in range(3)]
+    elif kind == "renew":
+        tables[data[0]] = list(data[2])
+    moved = []
+    for i, t, j in pairs:
+        card_in, card_out = tables[t][j], hand[i]
+        hand[i], tables[t][j] = card_in, card_out
+        moved.append((card_in, card_out))
+    return moved
 
 
 def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
@@ -139,7 +224,7 @@ def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, A
     """
     result = _result(history)
     deal = history[0]
-    dealer, (hands, _upcard, lives) = deal[1], deal[2]
+    dealer, (hands, _upcard, lives) = deal[1], deal[2][:3]
     n = len(hands)
     order = [p for p in ((dealer + k) % n for k in range(1, n + 1)) if hands[p]]
     out = []
@@ -186,7 +271,7 @@ def player_round_records(
     result = _result(history)
     if result is None:
         raise ValueError("the round is not settled: its history has no 'settle' event")
-    hands, _upcard, lives = history[0][2]
+    hands, _upcard, lives = history[0][2][:3]
     if turns is None:
         turns = turn_records(history, rules)
     rows = []
@@ -205,7 +290,7 @@ def player_round_records(
                 "lost_round": lost > 0,
                 "reason": result.reason,
                 "final_value": result.values[seat],
-                "turns": len(mine),
+                "turns": sum(not t["continues"] for t in mine),
                 "knocked": knock is not None,
                 "knock_value": knock["value_before"] if knock else None,
                 "knock_turn": knock["turn"] if knock else None,

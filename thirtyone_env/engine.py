@@ -31,10 +31,12 @@ History: ``state.history`` holds the events of the current round as tuples
 
 Variants add (see :mod:`thirtyone_env.table_moves`): ``"widow"`` (``(hand slots,
 widow slots)``), ``"swap"`` (``(slot, table hand, table slot)``), ``"swap_hand"``
-(table hand), ``"renew"`` (``(table hand, "up"|"down", new cards if face up)``),
+(table hand), ``"renew"`` (``(table hand, "up"|"down", new cards)``),
 ``"keep"`` (the hand the Switch dealer keeps), ``"bus"`` (``(hand slots, table
-slots)``); their deal event carries the table too: ``(hands, upcard, lives, table)``
-with ``upcard`` -1 where there is none.
+slots)``); their deal event carries the table too: ``(hands, upcard, lives, table,
+second_hand)`` with ``upcard`` -1 where there is none and ``second_hand`` the Switch
+dealer's other dealt hand (else ``None``). Like the rest of the history (the deal
+shows every hand) these records are the engine's full account, not a player's view.
 
 Settlement follows ``Rules.scoring``: lives (the standard game), points to a running
 total (no elimination) or chips and a pot (banking); ``state.score`` holds the points
@@ -386,7 +388,8 @@ def start_round(
     if kind == "stock":
         s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
     else:
-        deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)))
+        second = tuple(s.dealt_pair[1]) if s.dealt_pair is not None else None
+        deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)), second)
         s.history = [("deal", dealer, deal)]
         if s.dealt_pair is not None:  # Switch: the dealer chooses a hand first
             s.phase = CHOOSE

@@ -123,7 +123,7 @@ def apply_table_move(s: Any, seat: int, action: int) -> str:
                     s.muck_up |= 1 << old
                 s.table[t][j] = s.stock.pop()
                 s.table_up[t][j] = bool(up)
-            s.history.append(("renew", seat, (t, "up" if up else "down", tuple(s.table[t]) if up else None)))
+            s.history.append(("renew", seat, (t, "up" if up else "down", tuple(s.table[t]))))
             return "continue" if up else "end"
     return ""
 
