@@ -384,7 +384,7 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
                 self.logger.record(f"eval/{tag}_win_rate", row["win_rate"])
                 self.logger.record(f"eval/{tag}_lives_lost_per_round", row["lives_lost_per_round"])
                 self._print(
-                    f"eval @ {self.num_timesteps:,} vs 3x {spec}: win {row['win_rate']:.1%} "
+                    f"eval @ {self.num_timesteps:,} vs {config.players - 1}x {spec}: win {row['win_rate']:.1%} "
                     f"[{row['win_low']:.1%}, {row['win_high']:.1%}], lives lost/round "
                     f"{row['lives_lost_per_round']:.3f} [{row['lives_low']:.3f}, {row['lives_high']:.3f}] "
                     f"(theirs {row['opponent_lives_lost_per_round']:.3f})"

@@ -68,9 +68,9 @@ progress = pd.read_csv(RUN / "logs" / "progress.csv")
 fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 4))
 for opponent, rows in evals.groupby("opponent"):
     x = rows["timesteps"]
-    a1.plot(x, rows["win_rate"], marker=".", label=f"vs 3x {opponent}")
+    a1.plot(x, rows["win_rate"], marker=".", label=f"vs {opponent}s")
     a1.fill_between(x, rows["win_low"], rows["win_high"], alpha=0.2)
-    a2.plot(x, rows["lives_lost_per_round"], marker=".", label=f"agent vs 3x {opponent}")
+    a2.plot(x, rows["lives_lost_per_round"], marker=".", label=f"agent vs {opponent}s")
     a2.fill_between(x, rows["lives_low"], rows["lives_high"], alpha=0.2)
     a2.plot(x, rows["opponent_lives_lost_per_round"], linestyle="--", label=f"the {opponent}s")
 a1.axhline(0.25, color="grey", linewidth=0.8, linestyle=":", label="fair share (4 players)")

@@ -246,3 +246,17 @@ def test_ctrl_c_saves_a_checkpoint(tmp_path):
     assert len(saved) == 1 and "checkpoint saved" in err
     steps = int(saved[0].stem.split("_")[1])
     assert steps >= 256
+
+
+def test_shipped_agent_loads_by_name_and_plays_legally():
+    player = agents.make("ppo")
+    env = ThirtyOneEnv(
+        opponents=[agents.make("expert"), agents.make("greedy"), player], illegal_action="raise"
+    )
+    obs, info = env.reset(seed=5)
+    for _ in range(300):
+        a = player.act(obs, info["action_mask"])
+        assert info["action_mask"][a]
+        obs, _, term, _, info = env.step(a)
+        if term:
+            obs, info = env.reset()

@@ -415,3 +415,23 @@ def test_face_down_table_cards_never_reach_an_observation(name):
         acts = legal_actions(s)
         apply_action(s, acts[int(rng.integers(len(acts)))], rng)
     assert checked > 0
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_every_player_plays_every_variant_legally(name):
+    """A short tournament (duplicate deals) of all built-in players on the preset:
+    an illegal move would raise."""
+    import agents
+    from thirtyone_env.evaluation import TournamentConfig, run_tournament, summarize
+
+    players = (
+        ("search:worlds=2", "expert", "blitz31", "greedy")
+        if name != "banking"
+        else ("expert", "greedy", "random")
+    )
+    rules = Rules.preset(name).replace(max_rounds=20)  # keep banking's long chip games short
+    config = TournamentConfig(players, games=len(players), rules=rules, seed=1)
+    games = run_tournament(config, agents.from_spec)
+    assert len(games) == config.total_games
+    summary = summarize(config, games)
+    assert abs(sum(v["win_rate"][0] for v in summary.values()) - 1.0) < 1e-9

@@ -47,7 +47,7 @@ class TournamentConfig:
 
     players: tuple[str, ...]
     games: int
-    rules: str = "standard"
+    rules: str | Rules = "standard"  #: a preset name (or, from code, a ``Rules``)
     seed: int = 0
     workers: int = 1
 
@@ -141,7 +141,7 @@ def play_deal_set(
     config: TournamentConfig, deal: int, make_player: Callable[[str], Any]
 ) -> list[GameOutcome]:
     """Play every rotation of one deal set."""
-    rules = Rules.preset(config.rules)
+    rules = Rules.resolve(config.rules)
     n = config.num_players
     layout = ObsLayout(n, rules)
     decks: list[list[int]] = []
