@@ -1,0 +1,135 @@
+"""The PettingZoo AEC environment: PettingZoo's own test suites, hidden information,
+masks of non-acting agents, elimination and rewards."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from thirtyone_env import multiagent
+from thirtyone_env.engine import clone_state
+
+# PettingZoo's api_test warns on any Dict observation; its own card games use the same
+# {"observation", "action_mask"} layout.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Observation space for each agent probably"),
+    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
+]
+
+
+@pytest.mark.parametrize(
+    "rules", ["standard", "pagat", "no_elimination", "banking", "switch", "stop_the_bus"]
+)
+def test_pettingzoo_api_and_seed_tests(rules):
+    api_test(multiagent.env(num_players=3, rules=rules), num_cycles=400, verbose_progress=False)
+    seed_test(lambda: multiagent.env(num_players=3, rules=rules), num_cycles=300)
+
+
+def test_dict_encoding_passes_api_test():
+    api_test(multiagent.env(num_players=2, obs_encoding="dict"), num_cycles=200, verbose_progress=False)
+
+
+def random_game(env, seed):
+    """Masked random play to the end; returns every (agent, reward, termination) seen."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    seen = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        seen.append((agent, reward, term))
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+    return seen
+
+
+def test_players_leave_as_they_are_eliminated_and_lives_add_up():
+    env = multiagent.env(num_players=4)
+    seen = random_game(env, 7)
+    terminated_order = [a for a, _, term in seen if term]
+    assert len(terminated_order) == 4 and len(set(terminated_order)) == 4
+    totals = {}
+    for agent, reward, _ in seen:
+        totals[agent] = totals.get(agent, 0.0) + reward
+    # lives reward: each player's rewards sum to minus the lives charged over the game:
+    # exactly the lives lost for the winner; at least all its lives for the others (a
+    # charge that puts a player out on the free ride counts whole)
+    state = env.unwrapped.state_
+    start = env.unwrapped.rules.lives
+    for agent, total in totals.items():
+        seat = int(agent.split("_")[1])
+        if seat in state.winners:
+            assert total == pytest.approx(-(start - state.lives[seat]))
+        else:
+            assert total <= -start
+    assert env.agents == []
+
+
+def test_non_acting_agents_see_no_other_hand_and_have_empty_masks():
+    raw = multiagent.raw_env(num_players=4)
+    raw.reset(seed=3)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(200):
+        s = raw.state_
+        if not raw.agents:
+            break
+        if raw.terminations[raw.agent_selection]:
+            raw.step(None)
+            continue
+        for agent in raw.agents:
+            seat = raw.agent_name_mapping[agent]
+            obs = raw.observe(agent)
+            if agent != raw.agent_selection:
+                assert not obs["action_mask"].any()
+            # swap a card of another hand that `seat` has not seen with a stock card
+            for other in range(4):
+                hidden = [c for c in s.hands[other] if not (s.known[other] >> c) & 1]
+                if other == seat or not hidden or not s.stock:
+                    continue
+                twin = clone_state(s)
+                k = twin.hands[other].index(hidden[0])
+                twin.hands[other][k], twin.stock[0] = twin.stock[0], twin.hands[other][k]
+                raw.state_ = twin
+                swapped = raw.observe(agent)
+                raw.state_ = s
+                np.testing.assert_array_equal(obs["observation"], swapped["observation"])
+                checked += 1
+        mask = raw.observe(raw.agent_selection)["action_mask"]
+        assert mask.any()
+        raw.step(int(rng.choice(np.flatnonzero(mask))))
+        if not raw.agents:
+            break
+    assert checked > 100
+
+
+def test_win_reward_and_illegal_move_ends_the_game():
+    env = multiagent.env(num_players=2, reward="win")
+    seen = random_game(env, 2)
+    final = {}
+    for agent, reward, term in seen:
+        if term:
+            final[agent] = final.get(agent, 0.0) + reward
+    assert sorted(final.values()) == [-1.0, 1.0]
+    env = multiagent.env(num_players=3)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert min(env.rewards.values()) == -1
+
+
+def test_bad_arguments_name_the_problem():
+    with pytest.raises(ValueError, match="reward"):
+        multiagent.raw_env(reward="money")
+    with pytest.raises(ValueError, match="obs_encoding"):
+        multiagent.raw_env(obs_encoding="pixels")
+    with pytest.raises(ValueError, match="num_players"):
+        multiagent.raw_env(num_players=12)
+
+
+def test_render_ansi_shows_the_acting_seat_only():
+    raw = multiagent.raw_env(num_players=3, render_mode="ansi")
+    raw.reset(seed=1)
+    text = raw.render()
+    assert "you" in text and "hand:" in text
+    assert text.count("hand:") == 1

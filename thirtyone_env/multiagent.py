@@ -1,0 +1,202 @@
+"""A PettingZoo AEC environment: every seat of a Thirty-One table played from outside.
+
+``env(num_players=4, rules="standard")`` is the wrapped environment (illegal moves end
+the game with -1 for the mover, out-of-bounds actions and out-of-order calls raise);
+``raw_env`` is the bare one. Agents are ``"player_0"`` ... by seat. Each agent
+observes ``{"observation": <the single-agent env's encoding of its own seat>,
+"action_mask": int8}``: its own hand and the public table, never another hand, and an
+all-zero mask whenever it is not the one to act.
+
+Rewards per agent per step: the change of its standing at every settlement (minus the
+lives lost; the points or chips of ``no_elimination`` and ``banking``), as in the
+single-agent env's ``"lives"`` reward; ``reward="win"`` gives +1 to the winners and -1
+to each player as it is eliminated. A player leaves (``terminations[agent]``) when it
+is eliminated; the game ends when one is left (or at the rules' round limit).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from thirtyone_env.actions import num_actions
+from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
+from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_mask, new_game, start_round
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import describe_view, player_view
+
+REWARDS = ("lives", "win")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's usual wrappers for classic games."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
+    """Thirty-One for PettingZoo (see the module doc)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "thirtyone_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: Rules | str | None = None,
+        obs_encoding: str = "flat",
+        reward: str = "lives",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules = Rules.resolve(rules)
+        self.num_players = self.rules.check_num_players(num_players)
+        if obs_encoding not in ENCODINGS:
+            raise ValueError(
+                f"obs_encoding={obs_encoding!r} is not allowed; allowed values: {list(ENCODINGS)}"
+            )
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARDS)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; allowed: {self.metadata['render_modes']}"
+            )
+        self.obs_encoding = obs_encoding
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.layout = ObsLayout(self.num_players, self.rules)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = num_actions(self.rules)
+        inner = flat_space(self.layout) if obs_encoding == "flat" else dict_space(self.layout)
+        obs_space = spaces.Dict(
+            {"observation": inner, "action_mask": spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8)}
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._n_actions = n_actions
+        self.state_ = None
+        self.np_random = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- the game ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self.state_ is None:
+            self.np_random = np.random.default_rng(seed)
+        # "deck" and "dealer" as in the single-agent env; other keys are ignored, as
+        # PettingZoo's api_test requires of every environment.
+        options = dict(options or {})
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.state_ = new_game(
+            self.rules,
+            self.num_players,
+            self.np_random,
+            dealer=options.get("dealer"),
+            deck=options.get("deck"),
+        )
+        self._advance()
+        self.agent_selection = self.possible_agents[self.state_.current]
+        self._deads_step_first()
+
+    def _settle(self) -> None:
+        """Rewards and departures of the round just settled."""
+        s = self.state_
+        result = s.result
+        for agent in self.agents:
+            seat = self.agent_name_mapping[agent]
+            if self.reward_kind == "lives":
+                self.rewards[agent] += (
+                    float(result.gains[seat]) if result.gains else -float(result.losses[seat])
+                )
+            elif seat in result.eliminated:
+                self.rewards[agent] -= 1.0
+            if seat in result.eliminated:
+                self.terminations[agent] = True
+            self.infos[agent] = {"round_result": result}
+        if s.phase == GAME_OVER:
+            for agent in self.agents:
+                seat = self.agent_name_mapping[agent]
+                if self.reward_kind == "win" and seat in s.winners:
+                    self.rewards[agent] += 1.0
+                self.terminations[agent] = True
+                self.infos[agent]["winners"] = tuple(s.winners)
+
+    def _advance(self) -> None:
+        """Settle finished rounds and deal new ones until a player must act or the game
+        is over."""
+        s = self.state_
+        while s.phase >= ROUND_OVER:
+            self._settle()
+            if s.phase == GAME_OVER:
+                return
+            start_round(s, self.np_random)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self.state_
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        apply_action(s, int(action), self.np_random)
+        self._advance()
+        if s.phase != GAME_OVER:
+            self.agent_selection = self.possible_agents[s.current]
+        self._accumulate_rewards()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    # -- observing ---------------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        seat = self.agent_name_mapping[agent]
+        s = self.state_
+        obs = (
+            encode_flat(s, seat, self.layout)
+            if self.obs_encoding == "flat"
+            else encode_dict(s, seat, self.layout)
+        )
+        acting = (
+            s.phase < ROUND_OVER
+            and s.current == seat
+            and agent in self.terminations
+            and not self.terminations[agent]
+            and self.agent_selection == agent
+        )
+        mask = legal_mask(s) if acting else np.zeros(self._n_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        s = self.state_
+        if s is None:
+            return None
+        seat = s.current if s.phase < ROUND_OVER else 0
+        text = describe_view(player_view(s, seat))
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
