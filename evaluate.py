@@ -46,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", type=Path, default=None, help="results folder (default: results/<rules>-<players>-s<seed>)"
     )
+    p.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write every game as JSON Lines into DIR (one file per deal set; "
+        "replay with python -m thirtyone_env.replay FILE)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -70,7 +78,14 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         parser.error(f"--workers must be at least 1, got {args.workers}")
     if args.seed < 0:
         parser.error(f"--seed must be a non-negative integer, got {args.seed}")
-    return TournamentConfig(tuple(args.players), args.games, args.rules, args.seed, args.workers)
+    record = None
+    if args.record is not None:
+        if args.record.exists() and not args.record.is_dir():
+            parser.error(f"--record {args.record} exists and is not a folder")
+        if args.record.is_dir() and any(args.record.glob("deal_*.jsonl")):
+            parser.error(f"--record {args.record} already holds game records: pick an empty folder")
+        record = str(args.record)
+    return TournamentConfig(tuple(args.players), args.games, args.rules, args.seed, args.workers, record)
 
 
 def main(argv: list[str] | None = None) -> int:

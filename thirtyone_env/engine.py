@@ -33,7 +33,7 @@ Variants add (see :mod:`thirtyone_env.table_moves`): ``"widow"`` (``(hand slots,
 widow slots)``), ``"swap"`` (``(slot, table hand, table slot)``), ``"swap_hand"``
 (table hand), ``"renew"`` (``(table hand, "up"|"down", new cards)``),
 ``"keep"`` (the hand the Switch dealer keeps), ``"bus"`` (``(hand slots, table
-slots)``); their deal event carries the table too: ``(hands, upcard, lives, table,
+slots)``), ``"end_turn"`` (``STAND`` after a face-up renewal or a bus exchange); their deal event carries the table too: ``(hands, upcard, lives, table,
 second_hand)`` with ``upcard`` -1 where there is none and ``second_hand`` the Switch
 dealer's other dealt hand (else ``None``). Like the rest of the history (the deal
 shows every hand) these records are the engine's full account, not a player's view.
@@ -662,6 +662,8 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     if action == STAND:
         if s.phase == DRAW:
             s.history.append(("stand", seat, _value(s._table, s.hands[seat])))
+        else:
+            s.history.append(("end_turn", seat, None))
         _turn_done(s, seat, rng)
         return
     outcome = apply_table_move(s, seat, action)

@@ -132,6 +132,7 @@ class ThirtyOneEnv(gym.Env):
         self.seat = 0 if seat == "random" else seat
         self._done = True
         self._pending = 0.0
+        self._histories: list[list] = []
 
     def _seat_opponents(self, opponents: Any) -> list[Any]:
         k = self.num_players - 1
@@ -202,6 +203,7 @@ class ThirtyOneEnv(gym.Env):
         results: list[RoundResult] = []
         while True:
             if s.phase >= ROUND_OVER:
+                self._histories.append(s.history)
                 results.append(public_result(s.result, seat))
                 reward += self._settled(s.result)
                 if s.phase == GAME_OVER or not s.active[seat] or self.episode == "round":
@@ -229,6 +231,7 @@ class ThirtyOneEnv(gym.Env):
             if callable(reset):
                 reset(rng)
         self.state = new_game(self.rules, n, rng, dealer=options.get("dealer"), deck=options.get("deck"))
+        self._histories = []
         skipped: list[RoundResult] = []
         while True:
             reward, done, results = self._play_others()
@@ -236,6 +239,7 @@ class ThirtyOneEnv(gym.Env):
             if not done:
                 break
             self.state = new_game(self.rules, n, rng)
+            self._histories = []
         self._pending = reward if self.episode == "game" else 0.0
         self._done = False
         info = self._info()
@@ -282,6 +286,33 @@ class ThirtyOneEnv(gym.Env):
         if self.render_mode == "human":
             self.render()
         return self._observe(self.seat, self.obs_encoding), reward, terminated, False, self._info(results)
+
+    def save_record(self, path: str) -> str:
+        """Write the current game (every round played so far, with the engine's full
+        account of it) as JSON Lines: replay it with ``python -m thirtyone_env.replay``.
+        Opponents are named by class; the agent's seat is listed as ``"agent"``."""
+        from thirtyone_env.records import game_lines, write_lines
+
+        if self.state is None:
+            raise RuntimeError("call reset() before save_record(): there is no game yet")
+        s = self.state
+        names = []
+        for seat in range(self.num_players):
+            if seat == self.seat:
+                names.append("agent")
+            else:
+                names.append(type(self.opponents[(seat - self.seat) % self.num_players - 1]).__name__)
+        done = s.phase == GAME_OVER
+        lines = game_lines(
+            self.rules,
+            self.num_players,
+            self._histories,
+            s.winners if done else None,
+            s.lives,
+            s.score,
+            names,
+        )
+        return str(write_lines(path, lines))
 
     def render(self) -> str | None:
         if self.state is None:

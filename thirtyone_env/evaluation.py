@@ -21,6 +21,7 @@ import math
 import multiprocessing as mp
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from thirtyone_env.engine import (
     start_round,
 )
 from thirtyone_env.match import policy_move
+from thirtyone_env.records import game_lines, write_lines
 from thirtyone_env.rules import Rules
 
 MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (later ones in the last bin)
@@ -50,6 +52,7 @@ class TournamentConfig:
     rules: str | Rules = "standard"  #: a preset name (or, from code, a ``Rules``)
     seed: int = 0
     workers: int = 1
+    record_dir: str | None = None  #: write every game as JSON Lines here (one file per deal set)
 
     @property
     def num_players(self) -> int:
@@ -147,6 +150,7 @@ def play_deal_set(
     decks: list[list[int]] = []
     deck_iter = deck_sequence(config.seed, deal, rules)
     outcomes = []
+    lines: list[str] = []
     for rotation in range(n):
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(deal, rotation, 1)))
         seat_of = tuple((i + rotation) % n for i in range(n))
@@ -162,6 +166,7 @@ def play_deal_set(
         if not decks:
             decks.append(next(deck_iter))
         s = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
+        histories: list[list] = []
         out_round = [-1] * n
         game_index = deal * n + rotation
         outcome = GameOutcome(deal, rotation, seat_of, (), (), 0)
@@ -170,6 +175,8 @@ def play_deal_set(
         while True:
             if s.phase >= ROUND_OVER:
                 _record_round(outcome, s, rules, player_at, game_index, rotation)
+                if config.record_dir:
+                    histories.append(s.history)
                 for p in s.result.eliminated:
                     out_round[p] = s.round_no
                 if s.phase == GAME_OVER:
@@ -187,6 +194,15 @@ def play_deal_set(
         outcome.wins = tuple((1.0 / len(s.winners)) if seat_of[i] in s.winners else 0.0 for i in range(n))
         outcome.rounds = s.round_no
         outcomes.append(outcome)
+        if config.record_dir:
+            names = [config.players[player_at[seat]] for seat in range(n)]
+            lines.extend(
+                game_lines(
+                    rules, n, histories, s.winners, s.lives, s.score, names, [config.seed, deal, rotation]
+                )
+            )
+    if config.record_dir:
+        write_lines(Path(config.record_dir) / f"deal_{deal:06d}.jsonl", lines)
     return outcomes
 
 

@@ -1,0 +1,131 @@
+"""Game records: JSON Lines that replay on the engine to the same lives, from the
+harness, the env and play_game; the replay command."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from thirtyone_env import ThirtyOneEnv
+from thirtyone_env.actions import KNOCK
+from thirtyone_env.match import play_game
+from thirtyone_env.policies import RandomPolicy
+from thirtyone_env.records import game_lines, read_games, replay, write_lines
+from thirtyone_env.rules import PRESETS, Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def final_of(game):
+    *_, (state, _seat, _action) = replay(game)
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_round_trips(name, tmp_path):
+    rules = Rules.preset(name).replace(max_rounds=30)
+    rng = np.random.default_rng(11)
+    n = rules.seats or 3
+    players = [agents.make(x) for x in ("expert", "greedy", "random", "blitz31")[:n]]
+    rec = play_game(players, rng, rules, keep_history=True)
+    path = write_lines(tmp_path / "g.jsonl", game_lines(rules, n, rec.histories, rec.winners, rec.lives))
+    (game,) = list(read_games(path))
+    assert game[0]["rules"]["table"] == rules.table
+    state = final_of(game)  # replay checks every round's lives and the end itself
+    assert tuple(state.lives) == rec.lives and tuple(state.winners) == rec.winners
+    assert state.round_no == len(rec.rounds)
+
+
+class NeverKnocks(RandomPolicy):
+    obs_encoding = "view"
+
+    def act(self, observation, action_mask):
+        mask = action_mask.copy()
+        if mask.sum() > 1:
+            mask[KNOCK] = 0
+        return super().act(observation, mask)
+
+
+def test_reshuffled_stocks_replay_exactly(tmp_path):
+    rules = Rules.preset("pagat").replace(max_turns_per_round=150, max_rounds=4)
+    rng = np.random.default_rng(2)
+    rec = play_game([NeverKnocks(), NeverKnocks()], rng, rules, keep_history=True)
+    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    rounds = [json.loads(x) for x in lines if json.loads(x)["type"] == "round"]
+    assert any(r["reshuffles"] for r in rounds), "the test needs a reshuffle"
+    (game,) = list(read_games(write_lines(tmp_path / "r.jsonl", lines)))
+    assert tuple(final_of(game).lives) == rec.lives
+
+
+def test_a_tampered_record_is_caught(tmp_path):
+    rules = Rules()
+    rec = play_game(
+        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(0), rules, keep_history=True
+    )
+    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    first = json.loads(lines[1])
+    first["deck"][0], first["deck"][1] = first["deck"][1], first["deck"][0]  # other hands
+    lines[1] = json.dumps(first)
+    (game,) = list(read_games(write_lines(tmp_path / "t.jsonl", lines)))
+    with pytest.raises(ValueError):
+        list(replay(game))
+
+
+def test_env_saves_its_game(tmp_path):
+    env = ThirtyOneEnv(num_players=3, opponents=agents.make("expert"))
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(1)
+    term = False
+    while not term:
+        obs, _, term, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    path = env.save_record(str(tmp_path / "env.jsonl"))
+    (game,) = list(read_games(path))
+    assert game[0]["players"].count("agent") == 1
+    state = final_of(game)
+    assert list(state.lives) == list(env.unwrapped.state.lives)
+
+
+def test_evaluate_records_every_game_and_replay_prints_it(tmp_path):
+    out, rec_dir = tmp_path / "results", tmp_path / "records"
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), "--players", "expert", "greedy", "random", "--games", "6",
+         "--no-progress", "--out", str(out), "--record", str(rec_dir)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    files = sorted(rec_dir.glob("deal_*.jsonl"))
+    games = [g for f in files for g in read_games(f)]
+    assert len(games) == 6
+    for game in games:
+        final_of(game)
+    p = subprocess.run(
+        [sys.executable, "-m", "thirtyone_env.replay", str(files[0]), "--game", "1"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "-- round 1, dealer seat" in p.stdout and "round over" in p.stdout and "winners:" in p.stdout
+    # a second run refuses to mix records into the same folder
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), "--players", "expert", "greedy", "--games", "2",
+         "--no-progress", "--out", str(out), "--record", str(rec_dir)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 2 and "already holds game records" in r.stderr
+
+
+def test_replay_of_a_damaged_file_exits_2(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "game", "rules": {}}\nnot json\n')
+    p = subprocess.run(
+        [sys.executable, "-m", "thirtyone_env.replay", str(bad)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert p.returncode == 2 and "bad.jsonl" in p.stderr and "Traceback" not in p.stderr
+    p = subprocess.run(
+        [sys.executable, "-m", "thirtyone_env.replay", str(tmp_path / "none.jsonl")],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert p.returncode == 2 and "not found" in p.stderr

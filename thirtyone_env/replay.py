@@ -1,0 +1,124 @@
+"""Print a recorded game turn by turn: ``python -m thirtyone_env.replay FILE [--game K]``.
+
+The game is replayed on the engine (:func:`thirtyone_env.records.replay`), so what is
+printed is what the engine does with the recorded deck and actions, and a record that
+does not replay to its recorded lives is reported as an error (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from thirtyone_env.cards import format_card, format_cards
+from thirtyone_env.records import read_games, replay
+
+
+def describe_event(kind: str, seat: int, data: Any) -> str | None:
+    """One line for a history event (``None`` for the ones printed elsewhere)."""
+    who = f"seat {seat}"
+    if kind == "draw_stock":
+        return f"{who} draws {format_card(data)} from the stock"
+    if kind == "take_discard":
+        return f"{who} takes {format_card(data)} from the discard pile"
+    if kind == "discard":
+        return f"{who} discards {format_card(data)}"
+    if kind == "knock":
+        return f"{who} KNOCKS holding {data}"
+    if kind == "stand":
+        return f"{who} stands on {data}"
+    if kind == "end_turn":
+        return f"{who} ends the turn"
+    if kind == "blitz":
+        return f"{who} BLITZ (31, {data})"
+    if kind == "reshuffle":
+        return f"the discard pile is reshuffled into a new stock of {data} cards"
+    if kind == "keep":
+        return f"{who} (dealer) keeps dealt hand {data}"
+    if kind in ("widow", "bus"):
+        given, taken = data
+        return f"{who} exchanges hand slots {list(given)} for table slots {list(taken)}"
+    if kind == "swap":
+        i, t, j = data
+        return f"{who} swaps hand slot {i} with slot {j} of table hand {t}"
+    if kind == "swap_hand":
+        return f"{who} swaps the whole hand with table hand {data}"
+    if kind == "renew":
+        t, how, cards = data
+        shown = format_cards(cards) if how == "up" else "face down"
+        return f"{who} renews table hand {t} ({shown})"
+    if kind == "settle":
+        r = data
+        values = " ".join("-" if v is None else f"{v:g}" for v in r.values)
+        lost = ", ".join(f"seat {p} -{x}" for p, x in enumerate(r.losses) if x)
+        gains = "" if not r.gains or any(x < 0 for x in r.gains) else f" | scored {list(r.gains)}"
+        out = f" | out: {list(r.eliminated)}" if r.eliminated else ""
+        return f"round over ({r.reason}): hands {values} | lives lost: {lost or 'none'}{gains}{out}"
+    return None
+
+
+def print_game(game: list[dict[str, Any]], out: Any = sys.stdout) -> None:
+    head = game[0]
+    rules = head["rules"]
+    players = head.get("players") or [f"seat {i}" for i in range(head["num_players"])]
+    print(
+        f"game: {head['num_players']} players {players}, table={rules['table']}, seed={head.get('seed')}",
+        file=out,
+    )
+    shown = 0
+    round_no = 0
+    state = None
+    for state, _seat, _action in replay(game):
+        history = state.history
+        if state.round_no != round_no:
+            round_no = state.round_no
+            deal = history[0]
+            hands, upcard = deal[2][0], deal[2][1]
+            print(f"\n-- round {state.round_no}, dealer seat {deal[1]}, lives {list(deal[2][2])}", file=out)
+            for p, h in enumerate(hands):
+                if h:
+                    print(f"   seat {p}: {format_cards(h)}", file=out)
+            if upcard is not None and upcard >= 0:
+                print(f"   upcard: {format_card(upcard)}", file=out)
+            for t, cards in enumerate(deal[2][3] if len(deal[2]) > 3 else ()):
+                if all(c >= 0 for c in cards):
+                    print(f"   table hand {t}: {format_cards(cards)}", file=out)
+            if len(deal[2]) > 4 and deal[2][4]:
+                print(f"   dealer's second hand: {format_cards(deal[2][4])}", file=out)
+            shown = 1
+        for kind, seat, data in history[shown:]:
+            line = describe_event(kind, seat, data)
+            if line:
+                print("   " + line, file=out)
+        shown = len(history)
+    end = next((x for x in game if x["type"] == "end"), None)
+    if end:
+        print(f"\nwinners: {end['winners']} | lives {end['lives']}", file=out)
+    elif state is None:
+        print("(no moves recorded)", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m thirtyone_env.replay", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("file", help="a JSON Lines game record")
+    parser.add_argument("--game", type=int, default=None, help="print only game K (0-based) of the file")
+    args = parser.parse_args(argv)
+    try:
+        games = list(read_games(args.file))
+        if args.game is not None:
+            if not 0 <= args.game < len(games):
+                parser.error(f"--game {args.game}: the file holds games 0..{len(games) - 1}")
+            games = [games[args.game]]
+        for game in games:
+            print_game(game)
+    except (ValueError, KeyError, TypeError) as e:
+        print(f"replay: error: {args.file}: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
