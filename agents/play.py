@@ -1,0 +1,291 @@
+"""Play Thirty-One in a terminal against the built-in players.
+
+    python -m agents.play --opponents ppo expert expert      (or: thirtyone-play ...)
+
+You take one seat (``--seat``, default 0); the opponents play the others. On your
+turn the table is shown (your hand and its value, the top discard, what is known of
+each opponent, lives) with the legal moves as short commands:
+
+    s        draw from the stock          d        take the top discard
+    k        knock                        t        stand (last turn after a knock)
+    x Qh     discard the queen of hearts  3        the move numbered 3 in the list
+    ?        help                         q        quit
+
+(The table variants list their exchanges by number, or by name: ``swap 0 1 2``.)
+Opponents' moves are shown as they happen, with only what a player at the table
+would see; a showdown shows every hand and who lost lives. Bad input gets a message
+and the question again. ``--record FILE`` saves the game as JSON Lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+import numpy as np
+
+import agents
+from thirtyone_env.actions import (
+    DISCARD_BASE,
+    DRAW_STOCK,
+    KNOCK,
+    STAND,
+    TAKE_DISCARD,
+    action_name,
+    parse_action,
+)
+from thirtyone_env.cards import format_card, format_cards, parse_card
+from thirtyone_env.encoding import ObsLayout
+from thirtyone_env.engine import (
+    GAME_OVER,
+    ROUND_OVER,
+    apply_action,
+    legal_actions,
+    legal_mask,
+    new_game,
+    start_round,
+)
+from thirtyone_env.match import observe
+from thirtyone_env.rules import PRESETS, Rules
+from thirtyone_env.views import describe_view, player_view
+
+SHORT = {"s": DRAW_STOCK, "d": TAKE_DISCARD, "k": KNOCK, "t": STAND}
+HELP = """commands:
+  s        draw from the stock          d        take the top discard
+  k        knock                        t        stand (last turn after a knock)
+  x Qh     discard the queen of hearts  3        the move numbered 3 in the list
+  ?        this help                    q        quit
+  (table variants: the move's number, or its name as listed, e.g. 'swap 0 1 2')"""
+
+
+class QuitGame(Exception):
+    """The person asked to stop (or the input ended)."""
+
+
+def public_event(kind: str, seat: int, data: Any, viewer: int) -> str | None:
+    """A history event as ``viewer`` may see it at a real table: others' drawn and
+    face-down cards, and knock values, stay hidden."""
+    me = seat == viewer
+    who = "you" if me else f"seat {seat}"
+    if kind == "draw_stock":
+        return f"{who} drew {format_card(data)} from the stock" if me else f"{who} drew from the stock"
+    if kind == "take_discard":
+        return f"{who} took {format_card(data)} from the discard pile"
+    if kind == "discard":
+        return f"{who} discarded {format_card(data)}"
+    if kind == "knock":
+        return f"{who} knocked"
+    if kind == "stand":
+        return f"{who} stood"
+    if kind == "end_turn":
+        return f"{who} ended the turn"
+    if kind == "blitz":
+        return f"{who} showed 31: BLITZ"
+    if kind == "reshuffle":
+        return f"the discard pile was reshuffled into a new stock of {data} cards"
+    if kind == "keep":
+        return f"{who} (dealer) kept one dealt hand; the other lies face up"
+    if kind in ("widow", "bus"):
+        given, taken = data
+        return f"{who} exchanged {len(given)} card(s) with the table"
+    if kind == "swap":
+        return f"{who} swapped a card with table hand {data[1]}"
+    if kind == "swap_hand":
+        return f"{who} swapped the whole hand with table hand {data}"
+    if kind == "renew":
+        t, how, cards = data
+        return f"{who} renewed table hand {t} " + (
+            f"face up: {format_cards(cards)}" if how == "up" else "face down"
+        )
+    return None
+
+
+def describe_settlement(state: Any, viewer: int) -> str:
+    r = state.result
+    lines = [f"round over ({r.reason})"]
+    if r.reason in ("knock", "stock_exhausted"):
+        for p, h in enumerate(state.hands):
+            if h:
+                tag = " (you)" if p == viewer else ""
+                lines.append(f"  seat {p}{tag}: {format_cards(h)} = {r.values[p]:g}")
+    elif r.reason == "blitz":
+        for p in r.blitzers:
+            lines.append(f"  seat {p}: {format_cards(state.hands[p])} = 31")
+    lost = ", ".join(f"seat {p} loses {x}" for p, x in enumerate(r.losses) if x) or "nobody loses a life"
+    lines.append("  " + lost)
+    if r.gains and state.rules.scoring != "lives":
+        lines.append("  standing change: " + " ".join(f"seat {p}: {g:+g}" for p, g in enumerate(r.gains)))
+    if r.eliminated:
+        lines.append("  out of the game: " + ", ".join(f"seat {p}" for p in r.eliminated))
+    lines.append("  lives: " + " ".join(f"seat {p}: {x}" for p, x in enumerate(r.lives_after)))
+    return "\n".join(lines)
+
+
+def parse_command(text: str, legal: list[int], hand: tuple[int, ...]) -> int:
+    """The action a command names; ``ValueError`` with a helpful message otherwise."""
+    t = text.strip()
+    if not t:
+        raise ValueError("type a move (? for help)")
+    low = t.lower()
+    if low in ("q", "quit", "exit"):
+        raise QuitGame
+    if t.isdigit():
+        k = int(t)
+        if not 1 <= k <= len(legal):
+            raise ValueError(f"no move numbered {k}: pick 1..{len(legal)}")
+        return legal[k - 1]
+    if low in SHORT:
+        action = SHORT[low]
+    elif low.startswith("x"):
+        card_text = t[1:].strip()
+        try:
+            card = parse_card(card_text)
+        except ValueError:
+            raise ValueError(f"{card_text!r} is not a card: write it like Qh, Ts, 10d, As") from None
+        if card not in hand:
+            raise ValueError(f"{format_card(card)} is not in your hand ({format_cards(hand)})")
+        action = DISCARD_BASE + card
+    else:
+        try:
+            action = parse_action(t)
+        except ValueError:
+            raise ValueError(f"unknown command {t!r} (? for help)") from None
+    if action not in legal:
+        raise ValueError(f"{action_name(action)} is not allowed now")
+    return action
+
+
+def ask(state: Any, seat: int, inp: TextIO, out: TextIO) -> int:
+    """Show the table and read a legal move from the person."""
+    view = player_view(state, seat)
+    legal = legal_actions(state)
+    print("\n" + describe_view(view), file=out)
+    print("your moves: " + "  ".join(f"{i}) {action_name(a)}" for i, a in enumerate(legal, 1)), file=out)
+    while True:
+        print("> ", end="", file=out, flush=True)
+        line = inp.readline()
+        if not line:
+            raise QuitGame
+        if line.strip() == "?":
+            print(HELP, file=out)
+            continue
+        try:
+            return parse_command(line, legal, view.hand)
+        except ValueError as e:
+            print(f"  {e}", file=out)
+
+
+def play(
+    opponents: list[str],
+    rules: Rules,
+    seat: int,
+    seed: int | None,
+    inp: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
+    record: str | None = None,
+) -> int:
+    n = len(opponents) + 1
+    rng = np.random.default_rng(seed)
+    others = [agents.from_spec(spec) for spec in opponents]
+    players: list[Any] = []
+    k = 0
+    for p in range(n):
+        if p == seat:
+            players.append(None)
+        else:
+            players.append(others[k])
+            k += 1
+    for p in others:
+        reset = getattr(p, "reset", None)
+        if callable(reset):
+            reset(rng)
+    layout = ObsLayout(n, rules)
+    s = new_game(rules, n, rng)
+    histories: list[list] = []
+    shown = 0
+    names = [("you" if p == seat else opponents[p - (p > seat)]) for p in range(n)]
+    print(
+        f"Thirty-One, {rules.table} table, {n} players: "
+        + ", ".join(f"seat {p}: {x}" for p, x in enumerate(names)),
+        file=out,
+    )
+    try:
+        while True:
+            for kind, who, data in s.history[shown:]:
+                text = public_event(kind, who, data, seat)
+                if text:
+                    print("  " + text, file=out)
+            shown = len(s.history)
+            if s.phase >= ROUND_OVER:
+                histories.append(s.history)
+                print(describe_settlement(s, seat), file=out)
+                if s.phase == GAME_OVER:
+                    won = seat in s.winners
+                    print("\nYou win!" if won else f"\nGame over: seat(s) {list(s.winners)} win.", file=out)
+                    break
+                if not s.active[seat]:
+                    print("\nYou are out of the game.", file=out)
+                    break
+                start_round(s, rng)
+                shown = 0
+                print(f"\n-- round {s.round_no}, dealer: seat {s.dealer}", file=out)
+                continue
+            p = s.current
+            if p == seat:
+                action = ask(s, seat, inp, out)
+            else:
+                policy = players[p]
+                obs = observe(s, p, getattr(policy, "obs_encoding", "view"), layout)
+                action = int(policy.act(obs, legal_mask(s)))
+            apply_action(s, action, rng)
+    except QuitGame:
+        print("\nGame abandoned.", file=out)
+    if record:
+        from thirtyone_env.records import game_lines, write_lines
+
+        done = s.phase == GAME_OVER
+        path = write_lines(
+            record,
+            game_lines(rules, n, histories, s.winners if done else None, s.lives, s.score, names, seed),
+        )
+        print(f"record: {path}", file=out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="thirtyone-play", description="Play Thirty-One in a terminal.")
+    parser.add_argument(
+        "--opponents", nargs="+", default=["ppo", "expert", "expert"], help=f"players: {agents.names()}"
+    )
+    parser.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
+    parser.add_argument(
+        "--seat", type=int, default=0, help="your seat (0 plays first after the first dealer)"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="fix the deal")
+    parser.add_argument("--record", default=None, metavar="FILE", help="save the game as JSON Lines")
+    args = parser.parse_args(argv)
+    if args.rules not in PRESETS:
+        parser.error(f"unknown rules preset {args.rules!r}; presets are {sorted(PRESETS)}")
+    rules = Rules.preset(args.rules)
+    n = len(args.opponents) + 1
+    try:
+        rules.check_num_players(n)
+    except ValueError as e:
+        parser.error(f"{len(args.opponents)} opponents: {e}")
+    if not 0 <= args.seat < n:
+        parser.error(f"--seat {args.seat}: seats are 0..{n - 1}")
+    for spec in args.opponents:
+        try:
+            agents.from_spec(spec)
+        except ValueError as e:
+            parser.error(str(e))
+    try:
+        return play(args.opponents, rules, args.seat, args.seed, record=args.record)
+    except KeyboardInterrupt:
+        print("\nGame abandoned.")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The terminal game, driven through piped stdin: bad input is rejected and asked
+again, a whole game can be played, nothing hidden is shown, the record replays."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from thirtyone_env.records import read_games, replay
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_play(stdin, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "agents.play", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def test_bad_input_is_rejected_and_asked_again():
+    r = run_play("hello\nx Zz\nx As\n99\n?\nq\n", "--opponents", "expert", "greedy", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "unknown command 'hello'" in out
+    assert "'Zz' is not a card" in out
+    assert "no move numbered 99" in out
+    assert "commands:" in out  # the help
+    assert "Game abandoned." in out
+    assert "Traceback" not in r.stderr
+
+
+def test_a_whole_game_to_the_end_with_a_record(tmp_path):
+    record = tmp_path / "game.jsonl"
+    # always the first listed move: draw from the stock, discard the first card
+    r = run_play("1\n" * 5000, "--opponents", "expert", "greedy", "--seed", "5", "--record", str(record))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "round over" in out and ("You win!" in out or "Game over" in out or "You are out" in out)
+    assert "your moves:" in out and "hand:" in out and "top discard:" in out
+    # others' stock draws never show the card
+    for line in out.splitlines():
+        if "seat 1 drew" in line or "seat 2 drew" in line:
+            assert line.strip().endswith("from the stock") and " drew from the stock" in line
+    (game,) = list(read_games(record))
+    assert sum(1 for _ in replay(game)) > 0
+
+
+def test_input_ending_early_does_not_crash():
+    r = run_play("", "--opponents", "ppo", "expert", "expert", "--seed", "1")
+    assert r.returncode == 0 and "Game abandoned." in r.stdout
+
+
+def test_bad_options_exit_2():
+    r = run_play("", "--opponents", "nobody")
+    assert r.returncode == 2 and "unknown player 'nobody'" in r.stderr
+    r = run_play("", "--rules", "nope")
+    assert r.returncode == 2 and "nope" in r.stderr
+    r = run_play("", "--opponents", "expert", "--seat", "5")
+    assert r.returncode == 2 and "--seat" in r.stderr
+
+
+def test_variant_table_moves_by_number():
+    r = run_play("1\n" * 3000, "--opponents", "expert", "greedy", "--rules", "stop_the_bus", "--seed", "2")
+    assert r.returncode == 0, r.stderr
+    assert "bus 0 0" in r.stdout and "round over" in r.stdout
