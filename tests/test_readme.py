@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import numpy as np
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -17,3 +19,12 @@ def test_readme_example_runs():
     namespace: dict = {}
     exec(compile(example, "README example", "exec"), namespace)
     assert namespace["terminated"] or namespace["truncated"]
+
+
+def test_readme_aec_training_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    (example,) = [b for b in blocks if b.startswith("# AEC training example")]
+    namespace: dict = {}
+    exec(compile(example, "README AEC example", "exec"), namespace)
+    learners = namespace["learners"]
+    assert all(np.abs(learner.w).sum() > 0 for learner in learners.values())  # both learned something
