@@ -93,6 +93,27 @@ class Rules:
             card; no 31 and so no blitz).
         ace_low_run: with ``hand_ranking="brag"``, whether A-2-3 is a run (the lowest);
             Q-K-A is always the highest.
+
+    Where RULES.md's variant sections leave a point open, the engine decides so:
+
+    - Cut throat: "beats nobody" means a hand no higher than every other; then only the
+      knocker pays (``knocker_penalty``), tied or strictly lowest.
+    - Points: with ties each player takes the best rank it shares; "lowest" needs a
+      hand strictly below all others; after a blitz the others are ranked among
+      themselves (the knocker's 0/1/4 still applies); a void round scores nothing.
+    - Banking: the widow is dealt after the first card to each player, before the
+      other two; widow exchanges are allowed in the last turns after a knock too (they
+      replace a draw); a player short of the ante or the blitz chip pays what it has;
+      the odd chips of a split pot stay for the next round; a void round keeps the pot.
+    - Switch: dealt one card at a time to each player, the dealer's second hand and
+      the face-down hand; the dealer sees both hands and keeps one before play (a
+      dealt 31 is checked after that choice); renewed cards go out of play (face-up
+      ones stay public) and need three stock cards; after a face-up renewal the player
+      swaps or ends the turn (``STAND``); a hand given to a table hand lies face up.
+    - Stop the Bus: the bus can stop only right after an exchange (``KNOCK`` in the
+      continue phase, from ``knock_from_turn``); after a knock each other player
+      exchanges once (or stands when ``stand_after_knock``); the rest of the deck is
+      not used; a pair ranks by its rank, then the kicker.
     """
 
     deck: str = "standard52"
