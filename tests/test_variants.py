@@ -265,7 +265,8 @@ def test_brag_order_of_classes_and_known_pairs():
     assert key("Qh Kd Ac") > key("Jh Qd Kc") > key("2c 3d 4h") > key("Ah 2d 3c")  # runs
     assert key("Ah 2d 3c") > key("Ah Kd 9c")  # A-2-3 is a run
     assert brag_key(parse_cards("Ah 2d 3c"), ace_low_run=False) < key("5h 5d 2c")  # not a run then
-    assert key("Kh Kd 2c") > key("Qh Qd Ac")  # pair first, then kicker
+    # RULES.md: within a class by highest card, then middle, then lowest (pairs too)
+    assert key("Qh Qd Ac") > key("Kh Kd 2c")
     assert key("Qh Qd Ac") > key("Qs Qc Kd")
     assert key("Ah 9h 3h") > key("Kh Qh 9h")  # flush: highest card
     assert key("Ah Kd 9c") > key("Ah Kd 8c")  # high card: kickers
@@ -282,10 +283,11 @@ def test_stop_the_bus_exchange_one_then_stop_the_bus():
     assert s.phase == CONTINUE and legal_actions(s) == [KNOCK, STAND]
     play(s, rng, KNOCK)  # stop the bus
     assert s.current == 1
+    assert STAND not in legal_actions(s)  # every turn exchanges, the last ones too
     play(s, rng, BUS_ALL)  # seat 1 takes 2c Qh Kh for Ks Kd 4c: last turn ends at once
     assert s.hands[1] == parse_cards("2c Qh Kh") and s.current == 2
-    play(s, rng, STAND)
-    # ranks: seat 0 A-9-7 high, seat 1 K-Q-2 high (weaker), seat 2 8-6-5 high (weakest)
+    play(s, rng, bus_one_action(0, 0))  # seat 2: 5h <-> Ks
+    # ranks: seat 0 A-9-7 high, seat 1 K-Q-2 high (weaker), seat 2 K-8-6 high (weakest)
     assert s.result.losses == (0, 0, 1)
 
 
@@ -299,9 +301,10 @@ def test_stop_the_bus_exchange_three_and_play_on():
 
 
 def test_stop_the_bus_has_no_blitz_and_ties_all_lose():
-    s, rng = deal("stop_the_bus", ["Ac Kc Qc", "5h 5d 2c", "5s 5c 2d"], table="3c 8s 9d", dealer=2)
+    s, rng = deal("stop_the_bus", ["Ac Kc Qc", "5h 5d 2c", "5s 5c 2d"], table="3c 2h 2s", dealer=2)
     assert s.phase == DRAW  # A-K-Q of clubs: no 31 in Brag, no blitz
-    play(s, rng, bus_one_action(0, 0), KNOCK, STAND, STAND)  # seat 0 trades its Ac for the 3c
+    play(s, rng, bus_one_action(0, 0), KNOCK)  # seat 0 trades its Ac for the 3c and stops
+    play(s, rng, bus_one_action(2, 1), bus_one_action(2, 2))  # 2c <-> 2h, then 2d <-> 2s
     assert s.result.reason == "knock"
     # 3c Kc Qc (flush) beats the two tied pairs: both lose one
     assert s.result.losses == (0, 1, 1)
@@ -435,3 +438,26 @@ def test_every_player_plays_every_variant_legally(name):
     assert len(games) == config.total_games
     summary = summarize(config, games)
     assert abs(sum(v["win_rate"][0] for v in summary.values()) - 1.0) < 1e-9
+
+
+def test_banking_void_round_puts_the_broke_out():
+    # chips 3: antes leave 2 each; seat 0's dealt blitz takes 3 + 2 -> [7, 1, 1]
+    rules = Rules.preset("banking").replace(chips=3, max_turns_per_round=2)
+    s, rng = deal(rules, ["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    assert s.result.reason == "blitz" and s.score == [7, 1, 1] and all(s.active)
+    start_round(s, rng)  # the antes leave seats 1 and 2 without chips
+    assert s.score == [6, 0, 0] and s.pot == 3
+    while s.phase < ROUND_OVER:  # draw and discard, never knock: the turn limit voids it
+        play(s, rng, legal_actions(s)[0])
+    assert s.result.reason == "void"
+    assert s.result.eliminated == (1, 2) and s.phase == GAME_OVER and s.winners == (0,)
+    assert s.pot == 3  # a void round keeps the pot
+
+
+def test_banking_everyone_broke_after_a_void_round_stays_in():
+    rules = Rules.preset("banking").replace(chips=1, max_turns_per_round=1)
+    s, rng = deal(rules, ["Ks Qs 4d", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    while s.phase < ROUND_OVER:
+        play(s, rng, legal_actions(s)[0])
+    assert s.result.reason == "void" and s.score == [0, 0, 0] and s.pot == 3
+    assert all(s.active)  # no game ends without a winner

@@ -124,8 +124,9 @@ BRAG_CLASSES = ("high card", "pair", "flush", "run", "running flush", "prial")
 
 def brag_key(cards: Sequence[int], ace_low_run: bool = True) -> int:
     """Rank of a 3-card hand in three-card Brag as one int (higher is better):
-    ``class * 13**3 + tiebreak``. Within a class: high card and flush by highest, then
-    middle, then lowest rank; pair by the pair's rank, then the kicker; run and running
+    ``class * 13**3 + tiebreak``. Within a class, as RULES.md says, by the highest
+    card, then the middle, then the lowest (so a pair is compared card by card too:
+    Q-Q-A beats K-K-2, unlike the usual Brag rule of pair first); run and running
     flush by the top card (A-2-3, when a run, is the lowest: its top card is the 3;
     Q-K-A the highest); prial by rank. Suits never rank."""
     if len(cards) != 3:
@@ -144,8 +145,7 @@ def brag_key(cards: Sequence[int], ace_low_run: bool = True) -> int:
     if flush:
         return 2 * 2197 + r[0] * 169 + r[1] * 13 + r[2]
     if r[0] == r[1] or r[1] == r[2]:
-        pair, kicker = (r[0], r[2]) if r[0] == r[1] else (r[1], r[0])
-        return 1 * 2197 + pair * 13 + kicker
+        return 1 * 2197 + r[0] * 169 + r[1] * 13 + r[2]
     return r[0] * 169 + r[1] * 13 + r[2]
 
 

@@ -775,7 +775,17 @@ def _settle(
         table = s._table
         values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if len(h) == 3 else None for h in s.hands)
     if s.rules.scoring != "lives":  # a void round: nobody scores, the pot stays
-        _finish_scored(s, reason, detail, [0] * s.num_players, knocker, blitzers, values, ())
+        gains = [0] * s.num_players
+        out: tuple[int, ...] = ()
+        if s.rules.scoring == "chips":  # the ante was paid: whoever has no chips left is out
+            players = [p for p in range(s.num_players) if s.active[p] and s.hands[p]]
+            gains = [s.score[p] - s.score_start[p] if p in players else 0 for p in range(s.num_players)]
+            out = tuple(p for p in players if s.score[p] <= 0)
+            if len(out) == len(players):
+                out = ()
+            for p in out:
+                s.active[p] = False
+        _finish_scored(s, reason, detail, gains, knocker, blitzers, values, out)
         return
     players = [p for p, h in enumerate(s.hands) if h]
     lives = s.lives

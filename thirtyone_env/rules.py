@@ -111,9 +111,10 @@ class Rules:
       ones stay public) and need three stock cards; after a face-up renewal the player
       swaps or ends the turn (``STAND``); a hand given to a table hand lies face up.
     - Stop the Bus: the bus can stop only right after an exchange (``KNOCK`` in the
-      continue phase, from ``knock_from_turn``); after a knock each other player
-      exchanges once (or stands when ``stand_after_knock``); the rest of the deck is
-      not used; a pair ranks by its rank, then the kicker.
+      continue phase, from ``knock_from_turn``); after a knock each other player has
+      one turn, an exchange (the preset sets ``stand_after_knock=False``: every turn
+      exchanges); the rest of the deck is not used; within a Brag class hands compare
+      highest card first, pairs included (RULES.md's wording).
     """
 
     deck: str = "standard52"
@@ -222,8 +223,8 @@ class Rules:
           chips win: the seed sets no end, and chip games between equals run long).
         - ``switch``: the seed's Switch: no stock draws, swaps with two table hands.
         - ``stop_the_bus``: the seed's (and pagat.com's) Stop the Bus: Brag ranking,
-          three face-up table cards, exchange one or all three, 3 lives, no free ride,
-          the weakest hand(s) lose 1.
+          three face-up table cards, exchange one or all three (every turn, the last
+          turns after a stop too), 3 lives, no free ride, the weakest hand(s) lose 1.
         """
         try:
             return PRESETS[name]
@@ -294,5 +295,6 @@ PRESETS: dict[str, Rules] = {
         free_ride=False,
         knocker_penalty=1,
         knocker_tie="all_lose",
+        stand_after_knock=False,
     ),
 }
