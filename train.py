@@ -3,6 +3,7 @@
     python train.py --run-name mine --total-timesteps 2000000 --opponents expert,greedy
     python train.py --resume runs/mine                 # go on from the last checkpoint
     python train.py --resume runs/mine --total-timesteps 4000000   # ... and further
+    (on resume only --total-timesteps and --time-limit may differ from the run's config)
 
 Every option is a field of :class:`TrainConfig` (``--help`` lists them). A run writes
 ``runs/<name>/``: ``config.json``, ``versions.json``, ``logs/`` (TensorBoard and
@@ -607,13 +608,16 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
             raise ValueError("its fields are not those of this train.py")
     except (ValueError, json.JSONDecodeError) as e:
         raise ValueError(f"cannot resume: {stored_path} is not a run config ({e})") from None
-    different = {k: (stored[k], v) for k, v in given.items() if k != "total_timesteps" and stored[k] != v}
+    operational = ("total_timesteps", "time_limit")  # how far to go on, not what is trained
+    different = {k: (stored[k], v) for k, v in given.items() if k not in operational and stored[k] != v}
     if different:
         listed = ", ".join(f"{k}: run has {a!r}, given {b!r}" for k, (a, b) in different.items())
         raise ValueError(f"cannot resume {run_dir} with another config ({listed})")
-    stored["total_timesteps"] = given.get("total_timesteps", stored["total_timesteps"])
+    for k in operational:
+        stored[k] = given.get(k, stored[k])
     config = TrainConfig(**stored)
-    if config.total_timesteps != json.loads(stored_path.read_text())["total_timesteps"]:
+    before = json.loads(stored_path.read_text())
+    if any(getattr(config, k) != before[k] for k in operational):
         atomic_write(stored_path, json.dumps(dataclasses.asdict(config), indent=2))
     if config.run_dir.resolve() != run_dir.resolve():
         # the folder was moved or renamed: train where it is now
