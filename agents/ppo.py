@@ -13,6 +13,7 @@ loads; its model card is in the README.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import tempfile
@@ -106,10 +107,19 @@ class NumpyPolicy:
 
 def load_policy(path: str | os.PathLike) -> NumpyPolicy:
     """A :class:`NumpyPolicy` from an SB3 model ``.zip`` or a snapshot ``.npz``; a
-    missing or damaged file raises ``ValueError`` naming the path."""
+    missing or damaged file raises ``ValueError`` naming the path. Loaded once per
+    file version (path, size, modification time): a tournament builds a player per
+    game, and reading an SB3 zip costs far more than a game."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"model file not found: {path}")
+    stat = path.stat()
+    return _load_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _load_cached(path_text: str, size: int, mtime_ns: int) -> NumpyPolicy:
+    path = Path(path_text)
     try:
         if path.suffix == ".npz":
             return NumpyPolicy.load_npz(path)
