@@ -10,8 +10,8 @@ Every option is a field of :class:`TrainConfig` (``--help`` lists them). A run w
 ``progress.csv``), ``evaluations.csv`` (the periodic ladder evaluation),
 ``checkpoints/`` (``ckpt_<steps>.zip``), ``pool/`` (self-play snapshots),
 ``best_model.zip`` (best evaluation so far) and ``final_model.zip``. Every file is
-written atomically. Ctrl-C saves a checkpoint before exiting; bad input exits with
-code 2 and a message that names the problem.
+written atomically. Ctrl-C (or SIGTERM) saves a checkpoint before exiting; bad input
+exits with code 2 and a message that names the problem.
 """
 
 from __future__ import annotations
@@ -625,7 +625,13 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
     return config, True
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
+    # SIGTERM (kill, a job scheduler) stops a run like Ctrl-C: with a checkpoint saved
+    signal.signal(signal.SIGTERM, _interrupt)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

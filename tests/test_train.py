@@ -260,3 +260,25 @@ def test_shipped_agent_loads_by_name_and_plays_legally():
         obs, _, term, _, info = env.step(a)
         if term:
             obs, info = env.reset()
+
+
+def test_sigterm_saves_a_checkpoint_too(tmp_path):
+    args = [
+        "--run-name", "tt", "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "10000000",
+        "--eval-every", "0", "--checkpoint-every", "1000000",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    progress = tmp_path / "tt" / "logs" / "progress.csv"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (progress.exists() and progress.stat().st_size > 0):
+        time.sleep(0.5)
+    proc.terminate()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert len(list((tmp_path / "tt" / "checkpoints").glob("ckpt_*.zip"))) == 1
