@@ -7,7 +7,7 @@
 
 Every option is a field of :class:`TrainConfig` (``--help`` lists them). A run writes
 ``runs/<name>/``: ``config.json``, ``versions.json``, ``logs/`` (TensorBoard and
-``progress.csv``), ``evaluations.csv`` (the periodic ladder evaluation),
+``progress.csv``; a resumed run keeps the earlier part as ``progress_to_<steps>.csv``), ``evaluations.csv`` (the periodic ladder evaluation),
 ``checkpoints/`` (``ckpt_<steps>.zip``), ``pool/`` (self-play snapshots),
 ``best_model.zip`` (best evaluation so far) and ``final_model.zip``. Every file is
 written atomically. Ctrl-C (or SIGTERM) saves a checkpoint before exiting; bad input
@@ -517,6 +517,9 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
         model = load_checkpoint(ckpt, env, config) if resume else build_model(config, env)
         if config.imitate and not resume:
             warm_start(model, config, progress)
+        old_csv = run_dir / "logs" / "progress.csv"
+        if resume and old_csv.exists():  # SB3 rewrites progress.csv: keep the earlier part
+            old_csv.rename(run_dir / "logs" / f"progress_to_{model.num_timesteps:012d}.csv")
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
         start = model.num_timesteps
         if start >= config.total_timesteps:

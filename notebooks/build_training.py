@@ -64,7 +64,9 @@ print("run folder:", RUN)""")
 md("## 1. Learning curves")
 
 code("""evals = pd.read_csv(RUN / "evaluations.csv")
-progress = pd.read_csv(RUN / "logs" / "progress.csv")
+# a resumed run keeps its earlier log parts as progress_to_<steps>.csv
+parts = sorted((RUN / "logs").glob("progress_to_*.csv")) + [RUN / "logs" / "progress.csv"]
+progress = pd.concat([pd.read_csv(p) for p in parts if p.stat().st_size], ignore_index=True)
 fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 4))
 for opponent, rows in evals.groupby("opponent"):
     x = rows["timesteps"]

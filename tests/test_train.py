@@ -90,6 +90,9 @@ def test_resume_goes_on_counting(tiny_run):
         int(float(r["time/total_timesteps"])) for r in csv.DictReader((run_dir / "logs/progress.csv").open())
     ]
     assert steps[-1] == 1024
+    # the earlier part of the log is kept beside it
+    earlier = run_dir / "logs" / "progress_to_000000000512.csv"
+    assert [int(float(r["time/total_timesteps"])) for r in csv.DictReader(earlier.open())][-1] == 512
     assert "imitation" not in resumed.stdout  # the warm start is for fresh runs only
 
 
