@@ -392,7 +392,7 @@ def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> li
         for i, a in enumerate(specs):
             for b in specs[i + 1 :]:
                 diff, low, high = paired_difference(config, games, seats[a], seats[b])
-                la, lb = (f"{p} ({len(seats[p])} seats)" for p in (a, b))
+                la, lb = (f"{p} ({len(seats[p])} seat{'s' if len(seats[p]) > 1 else ''})" for p in (a, b))
                 out.append({"a": la, "b": lb, "diff": diff, "low": low, "high": high})
     return out
 
