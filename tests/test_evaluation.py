@@ -226,3 +226,22 @@ def test_pooled_difference_of_a_spec_at_several_seats():
     # the pooled difference is the mean of the four cross pairs
     cross = [paired_difference(config, games, a, b)[0] for a in (0, 2) for b in (1, 3)]
     assert pooled["diff"] == pytest.approx(sum(cross) / 4)
+
+
+@pytest.mark.parametrize("rules", ["cut_throat", "no_elimination", "banking", "switch", "stop_the_bus"])
+def test_cli_runs_every_variant_preset(rules, tmp_path):
+    r = run_cli(
+        "--players",
+        "expert",
+        "greedy",
+        "--games",
+        "2",
+        "--rules",
+        rules,
+        "--out",
+        str(tmp_path / rules),
+        "--no-progress",
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / rules / "results.json").read_text())
+    assert data["config"]["rules"] == rules

@@ -285,3 +285,13 @@ def test_sigterm_saves_a_checkpoint_too(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert len(list((tmp_path / "tt" / "checkpoints").glob("ckpt_*.zip"))) == 1
+
+
+def test_train_runs_on_a_table_variant(tmp_path):
+    r = run_train(
+        "--run-name", "sw", "--runs-dir", str(tmp_path), *TINY, "--rules", "switch", "--players", "3",
+        "--total-timesteps", "256", "--eval-every", "256", "--eval-games", "3",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    player = PPOPlayer(str(tmp_path / "sw" / "final_model.zip"))
+    assert player.policy.num_actions == 111
