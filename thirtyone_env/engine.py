@@ -164,6 +164,8 @@ class GameState:
         "_table",
         "_blitz",
         "_draws",
+        "_plain",
+        "_scored",
         "_kft",
         "_return_ok",
         "_stand_ok",
@@ -276,6 +278,8 @@ def _bind_rules(s: GameState, rules: Rules) -> None:
     s._table = hand_table(rules)
     s._blitz = rules.blitz_value
     s._draws = rules.table in ("stock", "widow")
+    s._plain = rules.table == "stock"
+    s._scored = rules.scoring != "lives"
     s._kft = rules.knock_from_turn
     s._return_ok = rules.allow_discard_return
     s._stand_ok = rules.stand_after_knock
@@ -307,7 +311,13 @@ def new_game(
     s.winners = ()
     s.result = None
     s.score = [rules.chips if rules.scoring == "chips" else 0] * n
+    s.score_start = s.score[:]
     s.pot = 0
+    s.table = []
+    s.table_up = []
+    s.muck = []
+    s.muck_up = 0
+    s.dealt_pair = None
     _bind_rules(s, rules)
     if dealer is None:
         dealer = int(rng.integers(n))
@@ -353,27 +363,28 @@ def start_round(
         seats = [p for p in seats if active[p]]
     k = len(seats)
     hands: list[list[int]] = [[] for _ in range(n)]
-    s.table = []
-    s.table_up = []
-    s.muck = []
-    s.muck_up = 0
-    s.dealt_pair = None
-    kind = s.rules.table
-    if kind == "stock":
+    plain = s._plain
+    if plain:  # the stock game: the table, muck and Switch pair stay empty
         for i, seat in enumerate(seats):
             hands[seat] = [order[i], order[i + k], order[i + 2 * k]]
         upcard = order[3 * k]
         s.discard = [upcard]
         s.stock = order[: 3 * k : -1]
     else:
+        s.table = []
+        s.table_up = []
+        s.muck = []
+        s.muck_up = 0
+        s.dealt_pair = None
         upcard = _deal_table(s, order, seats, hands)
     s.hands = hands
-    s.score_start = s.score[:]
-    if s.rules.scoring == "chips":
-        for p in seats:
-            paid = min(s.rules.ante, s.score[p])
-            s.score[p] -= paid
-            s.pot += paid
+    if s._scored:
+        s.score_start = s.score[:]
+        if s.rules.scoring == "chips":
+            for p in seats:
+                paid = min(s.rules.ante, s.score[p])
+                s.score[p] -= paid
+                s.pot += paid
     s.knocker = -1
     s.final_left = 0
     s.turn = 0
@@ -385,8 +396,18 @@ def start_round(
     s.drawn = -1
     s.took = -1
     s.current = -1
-    if kind == "stock":
+    if plain:
         s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
+        table = s._table
+        blitz = s._blitz
+        for p in seats:
+            h = hands[p]
+            if table[h[0] * 2704 + h[1] * 52 + h[2]] == blitz:
+                _after_deal(s, seats, rng)  # a dealt 31
+                return
+        s.phase = DRAW
+        _begin_turn(s, seats[0], rng)
+        return
     else:
         second = tuple(s.dealt_pair[1]) if s.dealt_pair is not None else None
         deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)), second)
@@ -494,17 +515,14 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
 
 def legal_actions(s: GameState) -> list[int]:
     """Legal action ids for the player to act, ascending; empty when the round is over."""
+    if not s._plain:
+        return _table_actions(s)
+    return _stock_actions(s)
+
+
+def _stock_actions(s: GameState) -> list[int]:
+    """Legal actions of a turn with the stock and the discard pile."""
     phase = s.phase
-    if not s._draws:
-        return _variant_actions(s)
-    if phase == DRAW and s.table:  # banking: the widow besides the stock
-        acts = [DRAW_STOCK, TAKE_DISCARD] if s.stock else [TAKE_DISCARD]
-        if s.knocker < 0:
-            if s.player_turns[s.current] >= s._kft:
-                acts.append(KNOCK)
-        elif s._stand_ok:
-            acts.append(STAND)
-        return acts + list(widow_actions())
     if phase == DRAW:
         acts = [DRAW_STOCK, TAKE_DISCARD] if s.stock else [TAKE_DISCARD]
         if s.knocker < 0:
@@ -519,6 +537,17 @@ def legal_actions(s: GameState) -> list[int]:
             return sorted([DISCARD_BASE + c for c in s.hands[s.current]])
         return sorted([DISCARD_BASE + c for c in s.hands[s.current] if c != took])
     return []
+
+
+def _table_actions(s: GameState) -> list[int]:
+    """Legal actions of the table variants: banking adds the widow exchanges to the
+    stock turn; Switch and Stop the Bus have their own."""
+    if not s._draws:
+        return _variant_actions(s)
+    acts = _stock_actions(s)
+    if s.phase == DRAW:
+        acts.extend(widow_actions())
+    return acts
 
 
 def _variant_actions(s: GameState) -> list[int]:
@@ -550,7 +579,7 @@ def legal_mask(s: GameState) -> np.ndarray:
     several times faster than filling a new array each call.
     """
     key = tuple(legal_actions(s))
-    if s.table or s.dealt_pair is not None:
+    if not s._plain:
         key = (-1, *key)  # the long action space of the table variants
     mask = _MASKS.get(key)
     if mask is None:
