@@ -39,6 +39,7 @@ TURN_KINDS = ("draw_stock", "take_discard", "knock", "stand")
 #: The variants' table moves (see :mod:`thirtyone_env.table_moves`): each is a turn,
 #: except a move that continues the turn it belongs to (after a face-up renewal).
 TABLE_KINDS = ("widow", "swap", "swap_hand", "renew", "bus")
+TABLE_EVENTS = frozenset((*TABLE_KINDS, "keep"))
 
 
 def best_suits(hand: Sequence[int]) -> frozenset[int]:
@@ -93,13 +94,15 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
     pending: dict[str, Any] | None = None
     last: dict[str, Any] | None = None
     for kind, seat, data in history[1:]:
-        if kind == "keep":  # Switch: the dealer's choice, not a turn
+        if last is None and kind not in TABLE_EVENTS:
+            pass  # the stock game's events (the common case): below
+        elif kind == "keep":  # Switch: the dealer's choice, not a turn
             if data == 1:
                 hands[seat], tables[0] = list(second), hands[seat]
             else:
                 tables[0] = list(second)
             continue
-        if kind in TABLE_KINDS or (kind == "knock" and last is not None and last.get("open") == seat):
+        elif kind in TABLE_EVENTS or (kind == "knock" and last is not None and last.get("open") == seat):
             h = hands[seat]
             key = h[0] * 2704 + h[1] * 52 + h[2]
             if last is not None and last.get("open") == seat:  # the same turn goes on
@@ -126,6 +129,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                     "stock_left": stock,
                     "switched": False,
                     "discard_suit_changed": None,
+                    "continues": False,
                     "suits_before": suits[key],
                 }
                 records.append(rec)
@@ -161,6 +165,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 "stock_left": stock,
                 "switched": False,
                 "discard_suit_changed": None,
+                "continues": False,
             }
             records.append(rec)
             if kind in ("draw_stock", "take_discard"):
@@ -184,10 +189,10 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             pending = None
         elif kind == "reshuffle":
             stock = data
-    for rec in records:
-        rec.pop("open", None)
-        rec.pop("suits_before", None)
-        rec.setdefault("continues", False)
+    if tables:  # the table variants' bookkeeping keys go
+        for rec in records:
+            rec.pop("open", None)
+            rec.pop("suits_before", None)
     return records
 
 

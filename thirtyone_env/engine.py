@@ -578,9 +578,8 @@ def legal_mask(s: GameState) -> np.ndarray:
     Masks are built once per distinct set of legal actions and copied out, which is
     several times faster than filling a new array each call.
     """
-    key = tuple(legal_actions(s))
-    if not s._plain:
-        key = (-1, *key)  # the long action space of the table variants
+    # (-1 marks the long action space of the table variants)
+    key = tuple(_stock_actions(s)) if s._plain else (-1, *_table_actions(s))
     mask = _MASKS.get(key)
     if mask is None:
         if len(_MASKS) > 200_000:

@@ -59,14 +59,18 @@ class GreedyPolicy:
 
     def __init__(self, knock_at: float = 25) -> None:
         self.knock_at = knock_at
+        self._rules: Any = None  # the rules the cached hand table is for
+        self._table: tuple = ()
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
         v = observation
-        if v.rules.table != "stock":  # the variants' table moves
+        if v.rules is not self._rules:
+            self._rules, self._table = v.rules, hand_table(v.rules)
+        if v.table:  # the variants' table moves
             move = table_move(v, action_mask, self.knock_at)
             if move is not None:
                 return move
-        table = hand_table(v.rules)
+        table = self._table
         hand = v.hand
         if len(hand) == 4:
             return best_discard(hand, table, action_mask)[1]

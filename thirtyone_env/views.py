@@ -70,7 +70,7 @@ class PlayerView(NamedTuple):
     #: Switch's two table hands, Stop the Bus's three cards); () in the stock game
     table: tuple[tuple[int | None, ...], ...] = ()
     muck: tuple[int, ...] = ()  #: face-up cards put out of play (Switch renewals)
-    score: tuple[int, ...] = ()  #: points (no elimination) or chips (banking) per seat
+    score: tuple[int, ...] = ()  #: points (no elimination) or chips (banking) per seat; () with lives
     pot: int = 0  #: banking: chips in the pot
     choice: tuple[tuple[int, ...], ...] = ()  #: Switch dealer choosing: the two dealt hands
 
@@ -135,15 +135,16 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     """The view of ``seat``: own hand, public cards, nothing hidden."""
     phase = s.phase
     mine = s.current == seat and phase < ROUND_OVER
-    table = ()
-    if s.table:
+    table = choice = muck = ()
+    if not s._plain:
         table = tuple(
             tuple(c if up and c >= 0 else None for c, up in zip(cards, ups, strict=True))
             for cards, ups in zip(s.table, s.table_up, strict=True)
         )
-    choice = ()
-    if mine and phase == CHOOSE and s.dealt_pair is not None:
-        choice = tuple(tuple(h) for h in s.dealt_pair)
+        if mine and phase == CHOOSE and s.dealt_pair is not None:
+            choice = tuple(tuple(h) for h in s.dealt_pair)
+        if s.muck_up:
+            muck = bits_to_cards(s.muck_up)
     return PlayerView(
         seat,
         s.num_players,
@@ -166,8 +167,8 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         s.round_no,
         s.turn,
         table,
-        bits_to_cards(s.muck_up) if s.muck_up else (),
-        tuple(s.score),
+        muck,
+        tuple(s.score) if s._scored else (),
         s.pot,
         choice,
     )
