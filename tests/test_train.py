@@ -226,9 +226,10 @@ def test_resume_refuses_other_config_and_corrupt_checkpoint(tiny_run, tmp_path):
     assert "cannot load checkpoint" in r.stderr and last.name in r.stderr and "Traceback" not in r.stderr
 
 
-def test_ctrl_c_saves_a_checkpoint(tmp_path):
+def interrupted_run(tmp_path, name, stop):
+    """Start a long tiny run, wait for its first log line, stop it with ``stop(proc)``."""
     args = [
-        "--run-name", "cc", "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "10000000",
+        "--run-name", name, "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "10000000",
         "--eval-every", "0", "--checkpoint-every", "1000000",
     ]  # fmt: skip
     proc = subprocess.Popen(
@@ -238,17 +239,20 @@ def test_ctrl_c_saves_a_checkpoint(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    progress = tmp_path / "cc" / "logs" / "progress.csv"
+    progress = tmp_path / name / "logs" / "progress.csv"
     deadline = time.time() + 120
     while time.time() < deadline and not (progress.exists() and progress.stat().st_size > 0):
         time.sleep(0.5)
-    os.kill(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    saved = list((tmp_path / "cc" / "checkpoints").glob("ckpt_*.zip"))
+    stop(proc)
+    _, err = proc.communicate(timeout=120)
+    return proc.returncode, err, list((tmp_path / name / "checkpoints").glob("ckpt_*.zip"))
+
+
+def test_ctrl_c_saves_a_checkpoint(tmp_path):
+    code, err, saved = interrupted_run(tmp_path, "cc", lambda p: os.kill(p.pid, signal.SIGINT))
+    assert code == 130, err
     assert len(saved) == 1 and "checkpoint saved" in err
-    steps = int(saved[0].stem.split("_")[1])
-    assert steps >= 256
+    assert int(saved[0].stem.split("_")[1]) >= 256
 
 
 def test_shipped_agent_loads_by_name_and_plays_legally():
@@ -266,25 +270,9 @@ def test_shipped_agent_loads_by_name_and_plays_legally():
 
 
 def test_sigterm_saves_a_checkpoint_too(tmp_path):
-    args = [
-        "--run-name", "tt", "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "10000000",
-        "--eval-every", "0", "--checkpoint-every", "1000000",
-    ]  # fmt: skip
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "train.py"), *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    progress = tmp_path / "tt" / "logs" / "progress.csv"
-    deadline = time.time() + 120
-    while time.time() < deadline and not (progress.exists() and progress.stat().st_size > 0):
-        time.sleep(0.5)
-    proc.terminate()
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert len(list((tmp_path / "tt" / "checkpoints").glob("ckpt_*.zip"))) == 1
+    code, err, saved = interrupted_run(tmp_path, "tt", lambda p: p.terminate())
+    assert code == 130, err
+    assert len(saved) == 1
 
 
 def test_train_runs_on_a_table_variant(tmp_path):

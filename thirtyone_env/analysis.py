@@ -117,21 +117,8 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             else:
                 turns[seat] += 1
                 round_turn += 1
-                rec = {
-                    "seat": seat,
-                    "turn": turns[seat],
-                    "round_turn": round_turn,
-                    "kind": kind,
-                    "card_in": -1,
-                    "card_out": -1,
-                    "value_before": table[key],
-                    "value_after": table[key],
-                    "stock_left": stock,
-                    "switched": False,
-                    "discard_suit_changed": None,
-                    "continues": False,
-                    "suits_before": suits[key],
-                }
+                rec = _turn_record(seat, turns[seat], round_turn, kind, table[key], stock)
+                rec["suits_before"] = suits[key]
                 records.append(rec)
             moved = _table_move(kind, data, h, tables)
             if kind == "renew":
@@ -152,21 +139,9 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             turns[seat] += 1
             round_turn += 1
             h = hands[seat]
-            value = table[h[0] * 2704 + h[1] * 52 + h[2]]
-            rec = {
-                "seat": seat,
-                "turn": turns[seat],
-                "round_turn": round_turn,
-                "kind": kind,
-                "card_in": -1,
-                "card_out": -1,
-                "value_before": value,
-                "value_after": value,
-                "stock_left": stock,
-                "switched": False,
-                "discard_suit_changed": None,
-                "continues": False,
-            }
+            rec = _turn_record(
+                seat, turns[seat], round_turn, kind, table[h[0] * 2704 + h[1] * 52 + h[2]], stock
+            )
             records.append(rec)
             if kind in ("draw_stock", "take_discard"):
                 rec["card_in"] = data
@@ -194,6 +169,26 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             rec.pop("open", None)
             rec.pop("suits_before", None)
     return records
+
+
+def _turn_record(
+    seat: int, turn: int, round_turn: int, kind: str, value: float, stock: int
+) -> dict[str, Any]:
+    """A turn record before the turn's cards are known (see :func:`turn_records`)."""
+    return {
+        "seat": seat,
+        "turn": turn,
+        "round_turn": round_turn,
+        "kind": kind,
+        "card_in": -1,
+        "card_out": -1,
+        "value_before": value,
+        "value_after": value,
+        "stock_left": stock,
+        "switched": False,
+        "discard_suit_changed": None,
+        "continues": False,
+    }
 
 
 def _table_move(kind: str, data: Any, hand: list[int], tables: list[list[int]]) -> list[tuple[int, int]]:
