@@ -47,6 +47,7 @@ from thirtyone_env.engine import (
     start_round,
 )
 from thirtyone_env.match import observe
+from thirtyone_env.replay import describe_event
 from thirtyone_env.rules import PRESETS, Rules
 from thirtyone_env.views import describe_view, player_view
 
@@ -61,44 +62,6 @@ HELP = """commands:
 
 class QuitGame(Exception):
     """The person asked to stop (or the input ended)."""
-
-
-def public_event(kind: str, seat: int, data: Any, viewer: int) -> str | None:
-    """A history event as ``viewer`` may see it at a real table: others' drawn and
-    face-down cards, and knock values, stay hidden."""
-    me = seat == viewer
-    who = "you" if me else f"seat {seat}"
-    if kind == "draw_stock":
-        return f"{who} drew {format_card(data)} from the stock" if me else f"{who} drew from the stock"
-    if kind == "take_discard":
-        return f"{who} took {format_card(data)} from the discard pile"
-    if kind == "discard":
-        return f"{who} discarded {format_card(data)}"
-    if kind == "knock":
-        return f"{who} knocked"
-    if kind == "stand":
-        return f"{who} stood"
-    if kind == "end_turn":
-        return f"{who} ended the turn"
-    if kind == "blitz":
-        return f"{who} showed 31: BLITZ"
-    if kind == "reshuffle":
-        return f"the discard pile was reshuffled into a new stock of {data} cards"
-    if kind == "keep":
-        return f"{who} (dealer) kept one dealt hand; the other lies face up"
-    if kind in ("widow", "bus"):
-        given, taken = data
-        return f"{who} exchanged {len(given)} card(s) with the table"
-    if kind == "swap":
-        return f"{who} swapped a card with table hand {data[1]}"
-    if kind == "swap_hand":
-        return f"{who} swapped the whole hand with table hand {data}"
-    if kind == "renew":
-        t, how, cards = data
-        return f"{who} renewed table hand {t} " + (
-            f"face up: {format_cards(cards)}" if how == "up" else "face down"
-        )
-    return None
 
 
 def describe_settlement(state: Any, viewer: int) -> str:
@@ -213,7 +176,7 @@ def play(
     try:
         while True:
             for kind, who, data in s.history[shown:]:
-                text = public_event(kind, who, data, seat)
+                text = describe_event(kind, who, data, viewer=seat)
                 if text:
                     print("  " + text, file=out)
             shown = len(s.history)

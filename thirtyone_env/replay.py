@@ -15,19 +15,22 @@ from thirtyone_env.cards import format_card, format_cards
 from thirtyone_env.records import read_games, replay
 
 
-def describe_event(kind: str, seat: int, data: Any) -> str | None:
-    """One line for a history event (``None`` for the ones printed elsewhere)."""
-    who = f"seat {seat}"
+def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -> str | None:
+    """One line for a history event (``None`` for the ones shown otherwise). With a
+    ``viewer`` seat, only what that player sees at the table: others' cards drawn from
+    the stock and knock values stay hidden, and the round's settlement is left to the
+    caller."""
+    hidden = viewer is not None and viewer != seat
+    who = f"seat {seat} (you)" if viewer == seat else f"seat {seat}"
     if kind == "draw_stock":
-        return f"{who} draws {format_card(data)} from the stock"
+        return f"{who} draws from the stock" if hidden else f"{who} draws {format_card(data)} from the stock"
     if kind == "take_discard":
         return f"{who} takes {format_card(data)} from the discard pile"
     if kind == "discard":
         return f"{who} discards {format_card(data)}"
-    if kind == "knock":
-        return f"{who} KNOCKS holding {data}"
-    if kind == "stand":
-        return f"{who} stands on {data}"
+    if kind in ("knock", "stand"):
+        verb = "KNOCKS" if kind == "knock" else "stands"
+        return f"{who} {verb}" if viewer is not None else f"{who} {verb} holding {data}"
     if kind == "end_turn":
         return f"{who} ends the turn"
     if kind == "blitz":
@@ -35,7 +38,7 @@ def describe_event(kind: str, seat: int, data: Any) -> str | None:
     if kind == "reshuffle":
         return f"the discard pile is reshuffled into a new stock of {data} cards"
     if kind == "keep":
-        return f"{who} (dealer) keeps dealt hand {data}"
+        return f"{who} (dealer) keeps dealt hand {data}; the other lies face up"
     if kind in ("widow", "bus"):
         given, taken = data
         return f"{who} exchanges hand slots {list(given)} for table slots {list(taken)}"
@@ -48,7 +51,7 @@ def describe_event(kind: str, seat: int, data: Any) -> str | None:
         t, how, cards = data
         shown = format_cards(cards) if how == "up" else "face down"
         return f"{who} renews table hand {t} ({shown})"
-    if kind == "settle":
+    if kind == "settle" and viewer is None:
         r = data
         values = " ".join("-" if v is None else f"{v:g}" for v in r.values)
         lost = ", ".join(f"seat {p} -{x}" for p, x in enumerate(r.losses) if x)
