@@ -131,6 +131,9 @@ class PlayerView(NamedTuple):
         return count
 
 
+_new_view = tuple.__new__  # builds the named tuple from all its fields at once (hot path)
+
+
 def player_view(s: GameState, seat: int) -> PlayerView:
     """The view of ``seat``: own hand, public cards, nothing hidden."""
     phase = s.phase
@@ -145,32 +148,35 @@ def player_view(s: GameState, seat: int) -> PlayerView:
             choice = tuple(tuple(h) for h in s.dealt_pair)
         if s.muck_up:
             muck = bits_to_cards(s.muck_up)
-    return PlayerView(
-        seat,
-        s.num_players,
-        s.rules,
-        PHASE_NAMES[phase],
-        mine,
-        tuple(s.hands[seat]),
-        s.drawn if mine and phase == DISCARD else -1,
-        s.took if mine else -1,
-        s.discard[-1] if s.discard else -1,
-        tuple(s.discard),
-        tuple(s.discards),
-        tuple(s.known),
-        tuple(s.lives),
-        tuple(s.active),
-        s.dealer,
-        s.knocker,
-        len(s.stock),
-        s.player_turns[seat],
-        s.round_no,
-        s.turn,
-        table,
-        muck,
-        tuple(s.score) if s._scored else (),
-        s.pot,
-        choice,
+    return _new_view(
+        PlayerView,
+        (
+            seat,
+            s.num_players,
+            s.rules,
+            PHASE_NAMES[phase],
+            mine,
+            tuple(s.hands[seat]),
+            s.drawn if mine and phase == DISCARD else -1,
+            s.took if mine else -1,
+            s.discard[-1] if s.discard else -1,
+            tuple(s.discard),
+            tuple(s.discards),
+            tuple(s.known),
+            tuple(s.lives),
+            tuple(s.active),
+            s.dealer,
+            s.knocker,
+            len(s.stock),
+            s.player_turns[seat],
+            s.round_no,
+            s.turn,
+            table,
+            muck,
+            tuple(s.score) if s._scored else (),
+            s.pot,
+            choice,
+        ),
     )
 
 
