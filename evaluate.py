@@ -69,7 +69,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         parser.error(f"{len(args.players)} players given: {e}")
     for spec in args.players:
         try:
-            agents.from_spec(spec)
+            player = agents.from_spec(spec)
+            check = getattr(player, "check_table", None)
+            if callable(check):
+                check(len(args.players), rules)
         except ValueError as e:
             parser.error(str(e))
     if args.games < 1:

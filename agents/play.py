@@ -240,7 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--seat {args.seat}: seats are 0..{n - 1}")
     for spec in args.opponents:
         try:
-            agents.from_spec(spec)
+            player = agents.from_spec(spec)
+            check = getattr(player, "check_table", None)
+            if callable(check):
+                check(n, rules)
         except ValueError as e:
             parser.error(str(e))
     try:

@@ -154,6 +154,20 @@ class PPOPlayer:
     def reset(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
+    def check_table(self, num_players: int, rules: Any) -> None:
+        """Raise ``ValueError`` (naming the model) unless it was trained for this table
+        size and rules' observation and action space: found before a game, not in one."""
+        from thirtyone_env.actions import num_actions
+        from thirtyone_env.encoding import ObsLayout
+
+        size = ObsLayout(num_players, rules).size
+        if size != self.policy.input_size or num_actions(rules) != self.policy.num_actions:
+            raise ValueError(
+                f"model {self.path} was trained for another table: it takes {self.policy.input_size} "
+                f"observation values and {self.policy.num_actions} actions, {num_players} players with these "
+                f"rules give {size} and {num_actions(rules)}"
+            )
+
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
         return masked_action(self.policy, observation, action_mask, self.deterministic, self.rng, self.path)
 

@@ -283,3 +283,21 @@ def test_train_runs_on_a_table_variant(tmp_path):
     assert r.returncode == 0, r.stderr
     player = PPOPlayer(str(tmp_path / "sw" / "final_model.zip"))
     assert player.policy.num_actions == 111
+
+
+def test_a_model_at_the_wrong_table_is_refused_before_play():
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), "--players", "ppo", "expert", "expert", "--games", "3"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2 and "trained for another table" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "agents.play", "--opponents", "ppo", "expert", "expert"],
+        input="", capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0  # four players: the shipped agent fits
+    r = subprocess.run(
+        [sys.executable, "-m", "agents.play", "--opponents", "ppo", "expert", "expert", "--rules", "switch"],
+        input="", capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2 and "trained for another table" in r.stderr
