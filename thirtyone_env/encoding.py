@@ -71,7 +71,6 @@ from thirtyone_env.rules import Rules
 
 ENCODINGS = ("flat", "dict")
 TURN_SCALE = 20
-VALUE_SCALE = 31.0
 
 
 class ObsLayout:
