@@ -807,12 +807,7 @@ def _settle(
         out: tuple[int, ...] = ()
         if s.rules.scoring == "chips":  # the ante was paid: whoever has no chips left is out
             players = [p for p in range(s.num_players) if s.active[p] and s.hands[p]]
-            gains = [s.score[p] - s.score_start[p] if p in players else 0 for p in range(s.num_players)]
-            out = tuple(p for p in players if s.score[p] <= 0)
-            if len(out) == len(players):
-                out = ()
-            for p in out:
-                s.active[p] = False
+            out = _chip_standings(s, players, gains)
         _finish_scored(s, reason, detail, gains, knocker, blitzers, values, out)
         return
     players = [p for p, h in enumerate(s.hands) if h]
@@ -916,14 +911,22 @@ def _score_round(
     for p in winners:
         s.score[p] += share
     s.pot -= share * len(winners)
+    out = _chip_standings(s, players, gains)
+    _finish_scored(s, reason, detail, gains, knocker, blitzers, values, out)
+
+
+def _chip_standings(s: GameState, players: list[int], gains: list[int]) -> tuple[int, ...]:
+    """Chips games: fill ``gains`` with each player's change over the round (the ante
+    and any blitz payment included) and put out whoever has no chips left, unless that
+    is everyone (no game ends without a winner). Returns those put out."""
     for p in players:
-        gains[p] = s.score[p] - s.score_start[p]  # the ante and any blitz payment included
+        gains[p] = s.score[p] - s.score_start[p]
     out = tuple(p for p in players if s.score[p] <= 0)
     if len(out) == len(players):
         out = ()
     for p in out:
         s.active[p] = False
-    _finish_scored(s, reason, detail, gains, knocker, blitzers, values, out)
+    return out
 
 
 def _finish_scored(
