@@ -6,7 +6,7 @@
 Prints per-player statistics with 95% confidence intervals, paired win-rate
 differences and an OpenSkill leaderboard, and writes ``results.json``, ``games.csv``
 and PNG plots to the results folder (``--out``). A player is a registry name with
-optional options: ``greedy:knock_at=27``, ``search:rollouts=64``.
+optional options: ``greedy:knock_at=27``, ``search:worlds=64``.
 """
 
 from __future__ import annotations

@@ -303,7 +303,7 @@ class ExpertPlayer:
         if nxt < 0 or nxt == v.seat:
             return 0.0
         suit = card // 13
-        held = [c for c in v.known[nxt] if c // 13 == suit]
+        held = [c for c in v.known_of(nxt) if c // 13 == suit]
         if not held:
             return 0.0
         if len(held) == 2 and CARD_VALUES[held[0]] + CARD_VALUES[held[1]] + CARD_VALUES[card] == 31:
@@ -321,7 +321,7 @@ class ExpertPlayer:
         for o in v.players_after():
             others += 1
             base = t.opponent(turns[o] + 1, turns[o] - 1)
-            floor = _floor_bin(t, v.known[o])
+            floor = _floor_bin(t, v.known_of(o))
             ge *= _p_ge(base, floor, mine)
             gt *= _p_ge(base, floor, mine + 1)
         rules = v.rules
@@ -387,7 +387,7 @@ class ExpertPlayer:
             if o == knocker:
                 to_play = False
                 base = t.opponent(turns[o], -1)
-                floor = max(_floor_bin(t, v.known[o]), round(2 * self.knocker_floor))
+                floor = max(_floor_bin(t, v.known_of(o)), round(2 * self.knocker_floor))
                 floor = min(floor, 62)
                 ge = _truncated(base, floor)
                 if rules.knocker_tie == "knocker_pays":
@@ -397,7 +397,7 @@ class ExpertPlayer:
                     base = t.opponent(turns[o] + 1, turns[o] - 1)
                 else:
                     base = t.opponent(turns[o], turns[o] - 2)
-                ge = _truncated(base, _floor_bin(t, v.known[o]))
+                ge = _truncated(base, _floor_bin(t, v.known_of(o)))
             lose = [x * y for x, y in zip(lose, ge, strict=True)]
         if rules.blitz_after_knock:
             lose[62] = 0.0

@@ -994,6 +994,7 @@ def from_position(
     table: Sequence[Sequence[int]] = (),
     table_up: Sequence[Sequence[bool]] = (),
     muck: Sequence[int] = (),
+    muck_up: int | None = None,
     score: Sequence[int] | None = None,
     pot: int = 0,
 ) -> GameState:
@@ -1002,7 +1003,8 @@ def from_position(
 
     ``stock`` is top card LAST, ``discard`` top card last; ``final_left`` is, with a
     knock pending, the number of turns still to be played before the showdown
-    (counting the current one). Per-seat turn counts follow from ``turns_played``,
+    (counting the current one); ``muck_up`` is the bitmask of the face-up cards in
+    ``muck`` (default: all of them). Per-seat turn counts follow from ``turns_played``,
     the dealer and the seat order. Nothing is checked beyond what play needs, so
     the caller must pass a consistent position.
     """
@@ -1042,7 +1044,7 @@ def from_position(
     s.table = [list(t) for t in table]
     s.table_up = [list(u) for u in table_up]
     s.muck = list(muck)
-    s.muck_up = 0
+    s.muck_up = sum(1 << c for c in s.muck) if muck_up is None else muck_up
     s.dealt_pair = None
     s.score = list(score) if score is not None else [0] * n
     s.score_start = s.score[:]

@@ -43,7 +43,7 @@ MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (lat
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """What to play. ``players`` are player specs (``"greedy"``, ``"search:rollouts=50"``),
+    """What to play. ``players`` are player specs (``"greedy"``, ``"search:worlds=16"``),
     one per seat, turned into players by the ``make_player`` callable given to
     :func:`run_tournament`; ``games`` is rounded up to a multiple of the table size."""
 

@@ -83,6 +83,10 @@ class PlayerView(NamedTuple):
         known[self.seat] = self.hand
         return tuple(known)
 
+    def known_of(self, seat: int) -> tuple[int, ...]:
+        """The cards known to be in ``seat``'s hand (one seat of ``known``, cheaper)."""
+        return self.hand if seat == self.seat else bits_to_cards(self.known_masks[seat])
+
     def relative(self, seat: int) -> int:
         return (seat - self.seat) % self.num_players
 
@@ -91,8 +95,9 @@ class PlayerView(NamedTuple):
         face-down table or mucked card."""
         seen = set(self.hand)
         seen.update(self.discard_pile)
-        for cards in self.known:
-            seen.update(cards)
+        for m in self.known_masks:
+            if m:
+                seen.update(bits_to_cards(m))
         for cards in self.table:
             seen.update(c for c in cards if c is not None)
         seen.update(self.muck)

@@ -1,0 +1,133 @@
+"""The search player: consistent sampled worlds, where it departs from the expert, and
+a knock it finds that the expert's model misses."""
+
+import numpy as np
+import pytest
+
+import agents
+from agents.expert import ExpertPlayer
+from agents.search import SearchPlayer
+from thirtyone_env.actions import DRAW_STOCK, KNOCK
+from thirtyone_env.cards import parse_cards
+from thirtyone_env.engine import (
+    DRAW,
+    apply_action,
+    card_locations,
+    from_position,
+    legal_actions,
+    legal_mask,
+    new_game,
+)
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import player_view
+
+
+def _positions(rules: str, n: int, count: int, seed: int):
+    """Positions reached by random play, each with the seat to act."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        s = new_game(rules, n, rng)
+        for _ in range(int(rng.integers(0, 16))):
+            acts = legal_actions(s)
+            if not acts:
+                break
+            apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+        if legal_actions(s):
+            out.append(s)
+    return out
+
+
+@pytest.mark.parametrize(("rules", "n"), [("standard", 4), ("pagat", 3), ("switch", 4), ("stop_the_bus", 3)])
+def test_sampled_worlds_keep_every_card_in_one_place_and_agree_with_the_view(rules, n):
+    """A world deals only the unseen cards: what the view shows is where it was, and
+    the sampled state looks the same from the searching seat."""
+    search = SearchPlayer()
+    search.reset(np.random.default_rng(1))
+    for s in _positions(rules, n, 12, seed=4):
+        me = s.current
+        v = player_view(s, me)
+        if v.phase == "choose":  # the Switch dealer's choice is never searched
+            continue
+        for _ in range(3):
+            world = search._sample_world(v)
+            card_locations(world)  # raises on a card missing or in two places
+            assert world.hands[me] == list(v.hand)
+            assert world.discard == list(v.discard_pile)
+            assert len(world.stock) == v.stock_size
+            for p in range(n):
+                assert set(v.known_of(p)) <= set(world.hands[p])
+            w = player_view(world, me)
+            assert w == v
+
+
+def test_knock_search_departs_from_the_expert_only_by_knocking():
+    """With ``moves="knock"`` every other move is the expert's; the knocks it adds are
+    on turns where knocking is legal."""
+    search = SearchPlayer(worlds=8)
+    search.reset(np.random.default_rng(2))
+    expert = ExpertPlayer()
+    departures = 0
+    for s in _positions("standard", 4, 60, seed=5):
+        v, mask = player_view(s, s.current), legal_mask(s)
+        mine, theirs = search.act(v, mask), expert.act(v, mask)
+        if mine != theirs:
+            assert mine == KNOCK and mask[KNOCK]
+            departures += 1
+    assert departures < 60
+
+
+def test_search_without_confidence_to_depart_plays_the_expert():
+    strict = SearchPlayer(worlds=4, moves="all", confidence=float("inf"))
+    strict.reset(np.random.default_rng(3))
+    expert = ExpertPlayer()
+    for s in _positions("standard", 3, 25, seed=6):
+        v, mask = player_view(s, s.current), legal_mask(s)
+        assert strict.act(v, mask) == expert.act(v, mask)
+
+
+def _known_weak_opponent():
+    """Heads-up: the opponent took 2c, 3d and 4h from the pile and still holds them
+    (a 4; one more card makes 15 at most). My Kh 6h 3s is 16: a knock cannot lose."""
+    rules = Rules.resolve("standard")
+    me, opp = parse_cards("Kh 6h 3s"), parse_cards("2c 3d 4h")
+    pile = parse_cards("5s 7s 8c 9d")
+    used = set(me + opp + pile)
+    stock = [c for c in rules.deck_cards if c not in used]
+    discards = [(0, opp[0]), (1, pile[1]), (0, opp[1]), (1, pile[2]), (0, opp[2]), (1, pile[3])]
+    return from_position(
+        rules,
+        hands=[me, opp],
+        stock=stock,
+        discard=pile,
+        current=0,
+        phase=DRAW,
+        dealer=1,
+        lives=[3, 3],
+        active=[True, True],
+        turns_played=6,
+        known=[0, sum(1 << c for c in opp)],
+        discards=discards,
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_knocks_a_hand_that_cannot_lose_where_the_expert_draws(seed):
+    """The expert's opponent model only floors the known hand's value; the sampled
+    worlds hold the known cards themselves, so search sees the knock is safe."""
+    s = _known_weak_opponent()
+    v, mask = player_view(s, 0), legal_mask(s)
+    assert ExpertPlayer().act(v, mask) == DRAW_STOCK
+    search = SearchPlayer()
+    search.reset(np.random.default_rng(seed))
+    assert search.act(v, mask) == KNOCK
+
+
+def test_search_options_are_checked():
+    with pytest.raises(ValueError, match="moves='some' is not allowed"):
+        SearchPlayer(moves="some")
+    with pytest.raises(ValueError, match="rollout='random' is not allowed"):
+        agents.from_spec("search:rollout=random")
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        SearchPlayer(worlds=0)
+    assert agents.from_spec("search:moves=all,rollout=greedy").rollout == "greedy"
