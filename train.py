@@ -451,11 +451,51 @@ def build_model(config: TrainConfig, env: Any) -> Any:
     )
 
 
+#: Teacher decisions per collection job: the jobs and their seeds depend on the seed
+#: and the decision count only, so the demonstrations are the same on any worker count.
+IMITATION_CHUNK = 5_000
+
+
+def _collect_chunk(job: tuple[TrainConfig, int, int]) -> Any:
+    """One collection job (module level so worker processes can run it)."""
+    from agents.imitation import collect
+
+    config, seed, size = job
+    env = make_env_fn(config, -1)()
+    return collect(env, agents.from_spec(config.imitate), size, config.gamma, seed)
+
+
+def demonstrations(config: TrainConfig, progress: Any = None) -> Any:
+    """The teacher's decisions for the warm start, collected in fixed-size jobs (one
+    child seed each), on ``n_envs`` worker processes with ``--vec-env subproc``."""
+    import multiprocessing as mp
+
+    from agents.imitation import Demonstrations
+
+    total = config.imitate_decisions
+    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
+    seeds = [int(c.generate_state(1)[0]) for c in np.random.SeedSequence(config.seed).spawn(len(sizes))]
+    jobs = [(config, seed, size) for seed, size in zip(seeds, sizes, strict=True)]
+    workers = min(config.n_envs, len(jobs), os.cpu_count() or 1) if config.vec_env == "subproc" else 1
+    parts = []
+    if workers <= 1:
+        for job in jobs:
+            parts.append(_collect_chunk(job))
+            if progress:
+                progress(job[2])
+    else:
+        with mp.get_context().Pool(workers) as pool:
+            for part in pool.imap(_collect_chunk, jobs):
+                parts.append(part)
+                if progress:
+                    progress(len(part))
+    return Demonstrations.concat(parts)
+
+
 def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
     """The imitation warm start (see :mod:`agents.imitation`)."""
-    from agents.imitation import collect, pretrain
+    from agents.imitation import pretrain
 
-    env = make_env_fn(config, -1)()
     bar = None
     if progress:
         from tqdm import tqdm
@@ -464,14 +504,7 @@ def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
             total=config.imitate_decisions, unit="decision", unit_scale=True, desc=f"imitate {config.imitate}"
         )
     t0 = time.perf_counter()
-    demos = collect(
-        env,
-        agents.from_spec(config.imitate),
-        config.imitate_decisions,
-        config.gamma,
-        config.seed,
-        progress=bar.update if bar else None,
-    )
+    demos = demonstrations(config, progress=bar.update if bar else None)
     if bar:
         bar.close()
     stats = pretrain(model, demos, config.imitate_epochs, seed=config.seed)

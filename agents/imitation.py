@@ -32,6 +32,13 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    @classmethod
+    def concat(cls, parts: list[Demonstrations]) -> Demonstrations:
+        """The parts' decisions one after another (chunks collected in parallel)."""
+        return cls(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "masks", "actions", "returns"))
+        )
+
 
 def collect(
     env: Any, teacher: Any, decisions: int, gamma: float, seed: int, progress: Any = None

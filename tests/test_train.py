@@ -301,3 +301,19 @@ def test_a_model_at_the_wrong_table_is_refused_before_play():
         input="", capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert r.returncode == 2 and "trained for another table" in r.stderr
+
+
+def test_demonstrations_are_the_same_on_any_worker_count(tmp_path, monkeypatch):
+    """Fixed-size collection jobs with their own child seeds: one process or two
+    give the same teacher decisions, in the same order."""
+    sys.path.insert(0, str(ROOT))
+    import train
+
+    monkeypatch.setattr(train, "IMITATION_CHUNK", 400)
+    base = dict(runs_dir=str(tmp_path), imitate="greedy", imitate_decisions=1000, opponents="greedy,random")
+    one = train.demonstrations(train.TrainConfig(**base, n_envs=1, vec_env="dummy"))
+    two = train.demonstrations(train.TrainConfig(**base, n_envs=2, vec_env="subproc"))
+    assert len(one) == 1000
+    for field in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(one, field), getattr(two, field))
+    assert len(set(one.actions.tolist())) > 3  # draws, knocks and discards, not one move

@@ -1,0 +1,131 @@
+"""The batched env: game for game the same as ThirtyOneEnv with the same seeds, the
+Gymnasium vector and SB3 VecEnv interfaces, MaskablePPO on it, its errors."""
+
+import numpy as np
+import pytest
+
+from thirtyone_env.env import ThirtyOneEnv
+from thirtyone_env.policies import GreedyPolicy, RandomPolicy
+from thirtyone_env.vector import ThirtyOneVectorEnv, batchable, sb3_vec_env
+
+
+def _single_envs(n_games, num_players, rules, opponents, seed, **kw):
+    make = {"greedy": GreedyPolicy, "random": RandomPolicy}
+    envs = [ThirtyOneEnv(num_players, rules, [make[o]() for o in opponents], **kw) for _ in range(n_games)]
+    return envs, [e.reset(seed=seed + i) for i, e in enumerate(envs)]
+
+
+@pytest.mark.parametrize(
+    ("rules", "n", "opponents", "kw"),
+    [
+        ("standard", 4, ("greedy", "greedy", "greedy"), {}),
+        ("standard", 4, ("random", "greedy", "random"), {}),
+        ("pagat", 3, ("random", "random"), {"seat": 1}),  # reshuffles the pile
+        ("blitz31", 4, ("greedy", "random", "greedy"), {"episode": "round"}),
+        ("dutch", 6, ("greedy",) * 5, {"reward": "win"}),
+        ("cut_throat", 2, ("random",), {}),
+    ],
+)
+def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
+    """Same seeds, same agent actions: every observation, mask, reward and episode end
+    (the final observation too) equal, over many episodes."""
+    games, seed = 6, 40
+    vec = ThirtyOneVectorEnv(games, n, rules, opponents=list(opponents), **kw)
+    assert vec.compiled
+    obs, _ = vec.reset(seed=seed)
+    envs, first = _single_envs(games, n, rules, opponents, seed, **kw)
+    for i, (o, info) in enumerate(first):
+        assert np.array_equal(obs[i], o)
+        assert np.array_equal(vec.action_masks()[i], info["action_mask"])
+    rng = np.random.default_rng(1)
+    episodes = 0
+    for _ in range(600):
+        masks = vec.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, done, truncated, info = vec.step(actions)
+        assert not truncated.any()
+        for i, env in enumerate(envs):
+            o, r, d, _, single_info = env.step(int(actions[i]))
+            assert (bool(done[i]), float(rewards[i])) == (d, r)
+            if d:
+                assert np.array_equal(info["final_obs"][i], o)
+                o, single_info = env.reset()
+                episodes += 1
+            assert np.array_equal(obs[i], o)
+            assert np.array_equal(vec.action_masks()[i], single_info["action_mask"])
+    assert episodes > 20
+
+
+def test_an_illegal_action_ends_that_game_with_minus_one():
+    vec = ThirtyOneVectorEnv(3, 4, "standard", seat=0)
+    vec.reset(seed=0)
+    masks = vec.action_masks()
+    actions = masks.argmax(axis=1)
+    bad = int(np.flatnonzero(masks[1] == 0)[0])
+    actions[1] = bad
+    _, rewards, done, _, info = vec.step(actions)
+    assert done[1] and rewards[1] == -1.0 and info["final_info"][1] == {"illegal_action": True}
+    assert not done[0] and not done[2]
+
+
+def test_reset_seeds_reproduce_and_differ_between_games():
+    a, b = ThirtyOneVectorEnv(4, 3), ThirtyOneVectorEnv(4, 3)
+    oa, _ = a.reset(seed=7)
+    ob, _ = b.reset(seed=7)
+    assert np.array_equal(oa, ob)
+    assert not np.array_equal(oa[0], oa[1])
+    oc, _ = b.reset(seed=[7, 8, 9, 10])
+    assert np.array_equal(oc, oa)
+
+
+def test_other_opponents_and_variants_fall_back_to_one_env_per_game():
+    """A variant (Switch) or an opponent the kernels do not have: one ThirtyOneEnv per
+    game, the same interface and results as those envs."""
+    vec = ThirtyOneVectorEnv(2, 3, "switch", opponents="greedy")
+    assert not vec.compiled and not batchable(vec.rules)
+    obs, _ = vec.reset(seed=3)
+    single = ThirtyOneEnv(3, "switch", [GreedyPolicy(), GreedyPolicy()])
+    assert np.array_equal(obs[1], single.reset(seed=4)[0])
+    for _ in range(30):
+        vec.step(vec.action_masks().argmax(axis=1))
+
+    class Stubborn(GreedyPolicy):
+        """A player the kernels do not know (a subclass counts as another player)."""
+
+    vec = ThirtyOneVectorEnv(2, 3, opponents=lambda: [Stubborn(), Stubborn()])
+    assert not vec.compiled
+    vec.reset(seed=0)
+    vec.step(vec.action_masks().argmax(axis=1))
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="unknown opponent 'expert'"):
+        ThirtyOneVectorEnv(2, 4, opponents="expert")
+    with pytest.raises(ValueError, match="num_envs=0"):
+        ThirtyOneVectorEnv(0)
+    with pytest.raises(ValueError, match="episode='hand'"):
+        ThirtyOneVectorEnv(2, episode="hand")
+    with pytest.raises(RuntimeError, match="reset"):
+        ThirtyOneVectorEnv(2).step(np.zeros(2, dtype=int))
+
+
+def test_maskable_ppo_trains_on_the_sb3_vec_env():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    venv = sb3_vec_env(16, 4, "standard", opponents="greedy")
+    assert is_masking_supported(venv)
+    venv.seed(0)
+    obs = venv.reset()
+    assert obs.shape == (16, venv.observation_space.shape[0])
+    assert get_action_masks(venv).shape == (16, 56)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=128, n_epochs=1, seed=0, verbose=0)
+    model.learn(512)
+    assert model.num_timesteps >= 512
+    for _ in range(40):
+        masks = get_action_masks(venv)
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(16), actions].all()
+        obs, _, done, infos = venv.step(actions)
+        for i in np.flatnonzero(done):
+            assert infos[i]["terminal_observation"].shape == obs[i].shape

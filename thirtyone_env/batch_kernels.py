@@ -1,0 +1,785 @@
+"""The stock game's engine as numba kernels over N games held in arrays.
+
+The same transitions as :mod:`thirtyone_env.engine` (the stock table, lives scoring),
+written as loops over plain arrays so numba compiles them: :mod:`thirtyone_env.vector`
+steps thousands of games in one call. Everything random stays outside: a kernel stops a
+game that needs a shuffle (a deal, a reshuffle of the discard pile) with a status, the
+caller draws the permutation from that game's own ``numpy.random.Generator`` exactly as
+the single env would, and the kernel goes on. So a batched game and a
+:class:`~thirtyone_env.env.ThirtyOneEnv` with the same seed play the same cards.
+
+State layout (``N`` games, ``n`` seats): ``g[N, G_*]`` int32 scalars per game (column
+constants below), ``seat_i[N, n, S_*]`` int32 per seat, ``hands[N, n, 4]``,
+``stock[N, 52]`` (top card last, ``g[:, G_SLEN]`` long), ``pile[N, 52]`` (the discard
+pile, top last), ``known[N, n]`` int64 bitmasks, ``disc_seat`` / ``disc_order``
+``[N, 52]``. Rule values travel in one int64 array (``R_*``) and the value table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.batch_rng import integers, shuffle
+
+# per game scalars
+G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
+G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME = range(8, 15)
+NUM_G = 15
+# per seat
+S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE = range(6)
+NUM_S = 6
+# rules
+R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE, R_MAX_TURNS, R_EXHAUSTED = range(7)
+R_TIE, R_PENALTY, R_FREE_RIDE, R_MAX_ROUNDS, R_LIVES, R_EPISODE, R_REWARD = range(7, 14)
+NUM_R = 14
+EXHAUSTED = {"void": 0, "reshuffle": 1, "showdown": 2}
+TIES = {"knocker_pays": 0, "knocker_safe": 1, "all_lose": 2, "knocker_pays_penalty": 3}
+
+# phases (as in the engine)
+DRAW, DISCARD, ROUND_OVER, GAME_OVER = 0, 1, 4, 5
+# statuses: what a game waits for
+AGENT, OVER = 0, 3
+# outcome bits of a finished settlement, for the "win" reward
+WON, ELIMINATED = 1, 2
+# opponent kinds
+OPP_GREEDY, OPP_RANDOM = 0, 1
+
+
+@njit(cache=True, inline="always")
+def value(t, a, b, c):
+    return t[a * 2704 + b * 52 + c]
+
+
+@njit(cache=True, inline="always")
+def hand_value(t, hands, i, p):
+    return t[hands[i, p, 0] * 2704 + hands[i, p, 1] * 52 + hands[i, p, 2]]
+
+
+@njit(cache=True, inline="always")
+def next_active(seat_i, i, p, n):
+    p = (p + 1) % n
+    while seat_i[i, p, S_ACTIVE] == 0:
+        p = (p + 1) % n
+    return p
+
+
+@njit(cache=True, inline="always")
+def clear_charges(seat_i, i, n):
+    for p in range(n):
+        seat_i[i, p, S_CHARGE] = 0
+
+
+@njit(cache=True)
+def settle(g, seat_i, hands, R, i, n, t):
+    """Apply the lives charged (column S_CHARGE), eliminate, and end the round or the
+    game (no allocation: this runs every round)."""
+    floor = 0 if R[R_FREE_RIDE] else 1
+    n_players = 0
+    n_out = 0
+    for p in range(n):
+        if seat_i[i, p, S_HLEN] > 0:
+            n_players += 1
+            if seat_i[i, p, S_LIVES] - seat_i[i, p, S_CHARGE] < floor:
+                n_out += 1
+    if n_out > 0 and n_out == n_players:
+        for p in range(n):
+            if seat_i[i, p, S_HLEN] > 0:
+                new = max(floor, seat_i[i, p, S_LIVES] - seat_i[i, p, S_CHARGE])
+                seat_i[i, p, S_CHARGE] = seat_i[i, p, S_LIVES] - new
+                seat_i[i, p, S_LIVES] = new
+        n_out = 0
+    else:
+        for p in range(n):
+            if seat_i[i, p, S_HLEN] > 0:
+                out = seat_i[i, p, S_LIVES] - seat_i[i, p, S_CHARGE] < floor
+                if seat_i[i, p, S_CHARGE]:
+                    seat_i[i, p, S_LIVES] = max(0, seat_i[i, p, S_LIVES] - seat_i[i, p, S_CHARGE])
+                if out:
+                    seat_i[i, p, S_ACTIVE] = 0
+    me = g[i, G_SEAT]
+    outcome = 0
+    if seat_i[i, me, S_HLEN] > 0 and seat_i[i, me, S_ACTIVE] == 0:
+        outcome = ELIMINATED
+    for p in range(n):
+        seat_i[i, p, S_LOSS] += seat_i[i, p, S_CHARGE]
+    g[i, G_DRAWN] = -1
+    g[i, G_TOOK] = -1
+    remaining = 0
+    last = -1
+    best = -1
+    for p in range(n):
+        if (seat_i[i, p, S_HLEN] > 0) & (seat_i[i, p, S_ACTIVE] != 0):
+            remaining += 1
+            last = p
+            best = max(best, seat_i[i, p, S_LIVES])
+    if remaining == 1:
+        g[i, G_PHASE] = GAME_OVER
+        if last == me:
+            outcome |= WON
+    elif g[i, G_ROUND] >= R[R_MAX_ROUNDS]:
+        g[i, G_PHASE] = GAME_OVER
+        if (seat_i[i, me, S_HLEN] > 0) & (seat_i[i, me, S_ACTIVE] != 0) & (seat_i[i, me, S_LIVES] == best):
+            outcome |= WON
+    else:
+        g[i, G_PHASE] = ROUND_OVER
+    g[i, G_OUTCOME] = outcome
+
+
+@njit(cache=True)
+def settle_blitz(g, seat_i, hands, R, i, n, t):
+    clear_charges(seat_i, i, n)
+    for p in range(n):
+        if (
+            (seat_i[i, p, S_ACTIVE] != 0)
+            & (seat_i[i, p, S_HLEN] == 3)
+            & (2 * hand_value(t, hands, i, p) != R[R_BLITZ2])
+        ):
+            seat_i[i, p, S_CHARGE] = 1
+    settle(g, seat_i, hands, R, i, n, t)
+
+
+@njit(cache=True)
+def settle_showdown(g, seat_i, hands, R, i, n, knocker, t):
+    low = 1e9
+    for p in range(n):
+        if seat_i[i, p, S_HLEN] == 3:
+            low = min(low, hand_value(t, hands, i, p))
+    clear_charges(seat_i, i, n)
+    n_tied = 0
+    knocker_tied = False
+    for p in range(n):
+        if (seat_i[i, p, S_HLEN] == 3) & (hand_value(t, hands, i, p) == low):
+            n_tied += 1
+            if p == knocker:
+                knocker_tied = True
+    tie = R[R_TIE]
+    for p in range(n):
+        if seat_i[i, p, S_HLEN] != 3 or hand_value(t, hands, i, p) != low:
+            continue
+        if knocker_tied:
+            if n_tied == 1 or tie == 3:
+                if p == knocker:
+                    seat_i[i, p, S_CHARGE] = R[R_PENALTY]
+            elif tie == 0:
+                if p == knocker:
+                    seat_i[i, p, S_CHARGE] = 1
+            elif tie == 1:
+                if p != knocker:
+                    seat_i[i, p, S_CHARGE] = 1
+            else:
+                seat_i[i, p, S_CHARGE] = 1
+        else:
+            seat_i[i, p, S_CHARGE] = 1
+    settle(g, seat_i, hands, R, i, n, t)
+
+
+@njit(cache=True)
+def begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
+    """Start ``p``'s turn, first applying the turn-limit and empty-stock rules (a
+    reshuffle draws its permutation from the game's generator, as the engine does)."""
+    if g[i, G_TURN] >= R[R_MAX_TURNS]:
+        clear_charges(seat_i, i, n)
+        settle(g, seat_i, hands, R, i, n, t)
+        return
+    if g[i, G_KNOCKER] < 0 and g[i, G_SLEN] == 0:
+        mode = R[R_EXHAUSTED]
+        if mode == 2:
+            settle_showdown(g, seat_i, hands, R, i, n, -1, t)
+            return
+        if mode == 1:
+            m = g[i, G_PLEN] - 1
+            perm = np.arange(m)
+            shuffle(rs, i, perm, m)
+            for j in range(m):
+                stock[i, j] = pile[i, perm[j]]
+            pile[i, 0] = pile[i, m]
+            g[i, G_PLEN] = 1
+            g[i, G_SLEN] = m
+        if g[i, G_SLEN] == 0:
+            clear_charges(seat_i, i, n)
+            settle(g, seat_i, hands, R, i, n, t)
+            return
+    g[i, G_CUR] = p
+    g[i, G_PHASE] = DRAW
+    g[i, G_TURN] += 1
+    seat_i[i, p, S_TURNS] += 1
+    g[i, G_DRAWN] = -1
+    g[i, G_TOOK] = -1
+
+
+@njit(cache=True)
+def end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
+    k = g[i, G_KNOCKER]
+    if (k >= 0) & (p != k):
+        g[i, G_FINAL] -= 1
+        if g[i, G_FINAL] == 0:
+            settle_showdown(g, seat_i, hands, R, i, n, k, t)
+            return
+    begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, next_active(seat_i, i, p, n), t)
+
+
+@njit(cache=True, inline="always")
+def is_legal(g, seat_i, hands, R, i, a):
+    """Whether action ``a`` is legal for the seat to act."""
+    phase = g[i, G_PHASE]
+    p = g[i, G_CUR]
+    if phase == DRAW:
+        if a == DRAW_STOCK:
+            return g[i, G_SLEN] > 0
+        if a == TAKE_DISCARD:
+            return True
+        if a == KNOCK:
+            return (g[i, G_KNOCKER] < 0) & (seat_i[i, p, S_TURNS] >= R[R_KFT])
+        if a == STAND:
+            return (g[i, G_KNOCKER] >= 0) & (R[R_STAND] != 0)
+        return False
+    if (phase == DISCARD) & (a >= DISCARD_BASE):
+        c = a - DISCARD_BASE
+        if (c == g[i, G_TOOK]) & (R[R_RETURN] == 0):
+            return False
+        for k in range(4):
+            if hands[i, p, k] == c:
+                return True
+    return False
+
+
+@njit(cache=True)
+def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t):
+    """Play legal action ``a`` for the seat to act (see ``engine.apply_action``)."""
+    p = g[i, G_CUR]
+    if g[i, G_PHASE] == DRAW:
+        if (a == DRAW_STOCK) | (a == TAKE_DISCARD):
+            if a == DRAW_STOCK:
+                g[i, G_SLEN] -= 1
+                card = stock[i, g[i, G_SLEN]]
+            else:
+                g[i, G_PLEN] -= 1
+                card = pile[i, g[i, G_PLEN]]
+                g[i, G_TOOK] = card
+                known[i, p] |= np.int64(1) << card
+            hands[i, p, 3] = card
+            seat_i[i, p, S_HLEN] = 4
+            g[i, G_DRAWN] = card
+            g[i, G_PHASE] = DISCARD
+            return
+        if a == KNOCK:
+            g[i, G_KNOCKER] = p
+            active = 0
+            for q in range(n):
+                active += seat_i[i, q, S_ACTIVE]
+            g[i, G_FINAL] = active - 1
+            end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t)
+            return
+        # STAND
+        if (R[R_BLITZ_LATE] != 0) & (2 * hand_value(t, hands, i, p) == R[R_BLITZ2]):
+            settle_blitz(g, seat_i, hands, R, i, n, t)
+            return
+        end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t)
+        return
+    card = a - DISCARD_BASE
+    k = 0
+    while hands[i, p, k] != card:
+        k += 1
+    for j in range(k, 3):
+        hands[i, p, j] = hands[i, p, j + 1]
+    hands[i, p, 3] = -1
+    seat_i[i, p, S_HLEN] = 3
+    pile[i, g[i, G_PLEN]] = card
+    g[i, G_PLEN] += 1
+    known[i, p] &= ~(np.int64(1) << card)
+    disc_seat[i, card] = p
+    disc_order[i, card] = g[i, G_NDISC]
+    g[i, G_NDISC] += 1
+    if (2 * hand_value(t, hands, i, p) == R[R_BLITZ2]) & ((g[i, G_KNOCKER] < 0) | (R[R_BLITZ_LATE] != 0)):
+        settle_blitz(g, seat_i, hands, R, i, n, t)
+        return
+    end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t)
+
+
+@njit(cache=True)
+def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
+    """:class:`~thirtyone_env.policies.GreedyPolicy` (``knock_at2`` is twice its
+    ``knock_at``)."""
+    p = g[i, G_CUR]
+    if g[i, G_PHASE] == DISCARD:
+        best = -1.0
+        best_card = 99
+        for k in range(4):
+            c = hands[i, p, k]
+            idx = 0
+            for j in range(4):
+                if j != k:
+                    idx = idx * 52 + hands[i, p, j]
+            v = t[idx]
+            if ((v > best) | ((v == best) & (c < best_card))) & is_legal(
+                g, seat_i, hands, R, i, DISCARD_BASE + c
+            ):
+                best = v
+                best_card = c
+        return DISCARD_BASE + best_card
+    a, b, c = hands[i, p, 0], hands[i, p, 1], hands[i, p, 2]
+    now = value(t, a, b, c)
+    if is_legal(g, seat_i, hands, R, i, KNOCK) & (2 * now >= knock_at2):
+        return KNOCK
+    can_draw = g[i, G_SLEN] > 0
+    if g[i, G_PLEN] > 0:
+        top = pile[i, g[i, G_PLEN] - 1]
+        with_top = max(value(t, b, c, top), value(t, a, c, top), value(t, a, b, top))
+        if with_top > now or not can_draw:
+            return TAKE_DISCARD
+    if can_draw:
+        return DRAW_STOCK
+    return STAND
+
+
+@njit(cache=True)
+def random_action(g, seat_i, hands, R, i, rs):
+    """:class:`~thirtyone_env.policies.RandomPolicy`: ``legal[rng.integers(len(legal))]``
+    over the ascending legal actions, from the game's generator."""
+    p = g[i, G_CUR]
+    if g[i, G_PHASE] == DRAW:
+        ok0 = g[i, G_SLEN] > 0
+        ok2 = (g[i, G_KNOCKER] < 0) & (seat_i[i, p, S_TURNS] >= R[R_KFT])
+        ok3 = (g[i, G_KNOCKER] >= 0) & (R[R_STAND] != 0)
+        k = integers(rs, i, 1 + ok0 + ok2 + ok3)
+        if ok0:
+            if k == 0:
+                return DRAW_STOCK
+            k -= 1
+        if k == 0:
+            return TAKE_DISCARD
+        k -= 1
+        if ok2 & (k == 0):
+            return KNOCK
+        return STAND
+    took = g[i, G_TOOK] if R[R_RETURN] == 0 else -1
+    m = 0
+    for j in range(4):
+        if hands[i, p, j] != took:
+            m += 1
+    k = integers(rs, i, m)
+    for j in range(4):  # the k-th smallest legal card
+        c = hands[i, p, j]
+        if c == took:
+            continue
+        below = 0
+        for jj in range(4):
+            d = hands[i, p, jj]
+            if d < c and d != took:
+                below += 1
+        if below == k:
+            return DISCARD_BASE + c
+    return -1
+
+
+@njit(cache=True)
+def deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, dealer):
+    """Deal a round (``engine.start_round``): the deck shuffled by the game's generator,
+    ``dealer`` dealing (-1: the next seat still in after the last dealer). The deck is
+    shuffled in the stock's row, which then keeps the undealt cards, top last."""
+    n = hands.shape[1]
+    if dealer < 0:
+        dealer = next_active(seat_i, i, g[i, G_DEALER], n)
+    size = len(deck)
+    row = stock[i]
+    for j in range(size):
+        row[j] = deck[j]
+    shuffle(rs, i, row, size)
+    g[i, G_DEALER] = dealer
+    g[i, G_OUTCOME] = 0
+    g[i, G_ROUND] += 1
+    k = 0
+    for p in range(n):
+        seat_i[i, p, S_HLEN] = 0
+        seat_i[i, p, S_TURNS] = 0
+        seat_i[i, p, S_LOSS] = 0
+        known[i, p] = 0
+        for j in range(4):
+            hands[i, p, j] = -1
+        k += seat_i[i, p, S_ACTIVE]
+    first = next_active(seat_i, i, dealer, n)
+    p = first
+    for j in range(k):
+        hands[i, p, 0] = row[j]
+        hands[i, p, 1] = row[j + k]
+        hands[i, p, 2] = row[j + 2 * k]
+        seat_i[i, p, S_HLEN] = 3
+        p = next_active(seat_i, i, p, n)
+    pile[i, 0] = row[3 * k]
+    g[i, G_PLEN] = 1
+    lo, hi = 3 * k + 1, size - 1
+    while lo < hi:  # the undealt cards, reversed, then moved to the front
+        x = row[lo]
+        row[lo] = row[hi]
+        row[hi] = x
+        lo += 1
+        hi -= 1
+    m = size - 3 * k - 1
+    for j in range(m):
+        row[j] = row[3 * k + 1 + j]
+    g[i, G_SLEN] = m
+    g[i, G_KNOCKER] = -1
+    g[i, G_FINAL] = 0
+    g[i, G_TURN] = 0
+    g[i, G_NDISC] = 0
+    g[i, G_DRAWN] = -1
+    g[i, G_TOOK] = -1
+    g[i, G_CUR] = -1
+    for c in range(52):
+        disc_seat[i, c] = -1
+        disc_order[i, c] = -1
+    for p in range(n):
+        if (seat_i[i, p, S_HLEN] == 3) & (2 * hand_value(t, hands, i, p) == R[R_BLITZ2]):
+            settle_blitz(g, seat_i, hands, R, i, n, t)
+            return
+    g[i, G_PHASE] = DRAW
+    begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, first, t)
+
+
+@njit(cache=True)
+def play_opponents(
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, opp_kind, opp_knock2, rew, i
+):
+    """``ThirtyOneEnv._play_others`` for game ``i``: opponents move (new rounds are
+    dealt) until the agent must act (status AGENT) or the episode ends (OVER);
+    settlements add the agent's reward to ``rew[i]``."""
+    n = hands.shape[1]
+    me = g[i, G_SEAT]
+    while True:
+        phase = g[i, G_PHASE]
+        if phase >= ROUND_OVER:
+            if R[R_REWARD] == 0:
+                rew[i] -= seat_i[i, me, S_LOSS]
+            elif g[i, G_OUTCOME] & ELIMINATED:
+                rew[i] -= 1.0
+            elif (phase == GAME_OVER) & (g[i, G_OUTCOME] & WON != 0):
+                rew[i] += 1.0
+            for p in range(n):
+                seat_i[i, p, S_LOSS] = 0
+            if phase == GAME_OVER or seat_i[i, me, S_ACTIVE] == 0 or R[R_EPISODE] == 1:
+                g[i, G_STATUS] = OVER
+                return
+            deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, -1)
+            continue
+        p = g[i, G_CUR]
+        if p == me:
+            g[i, G_STATUS] = AGENT
+            return
+        rel = (p - me) % n - 1
+        if opp_kind[rel] == OPP_GREEDY:
+            a = greedy_action(g, seat_i, hands, pile, R, i, opp_knock2[rel], t)
+        else:
+            a = random_action(g, seat_i, hands, R, i, rs)
+        apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t)
+
+
+@njit(cache=True)
+def new_game(
+    g,
+    seat_i,
+    hands,
+    stock,
+    pile,
+    known,
+    disc_seat,
+    disc_order,
+    R,
+    rs,
+    t,
+    deck,
+    opp_kind,
+    opp_knock2,
+    rew,
+    pending,
+    i,
+    seat,
+):
+    """``ThirtyOneEnv.reset`` for game ``i`` (``seat`` -1: drawn): the seat, then
+    games dealt until one reaches the agent's first decision; what settled before it
+    is the next step's reward in game episodes."""
+    n = hands.shape[1]
+    if seat < 0:
+        seat = integers(rs, i, n)
+    while True:
+        for p in range(n):
+            seat_i[i, p, S_LIVES] = R[R_LIVES]
+            seat_i[i, p, S_ACTIVE] = 1
+        g[i, G_ROUND] = 0
+        g[i, G_SEAT] = seat
+        g[i, G_PHASE] = ROUND_OVER
+        dealer = integers(rs, i, n)
+        deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, dealer)
+        rew[i] = 0.0
+        play_opponents(
+            g,
+            seat_i,
+            hands,
+            stock,
+            pile,
+            known,
+            disc_seat,
+            disc_order,
+            R,
+            rs,
+            t,
+            deck,
+            opp_kind,
+            opp_knock2,
+            rew,
+            i,
+        )
+        if g[i, G_STATUS] != OVER:
+            break
+    pending[i] = rew[i] if R[R_EPISODE] == 0 else 0.0
+
+
+@njit(cache=True)
+def reset_games(
+    g,
+    seat_i,
+    hands,
+    stock,
+    pile,
+    known,
+    disc_seat,
+    disc_order,
+    R,
+    rs,
+    t,
+    deck,
+    opp_kind,
+    opp_knock2,
+    rew,
+    pending,
+    rows,
+    seat,
+):
+    for i in rows:
+        new_game(
+            g,
+            seat_i,
+            hands,
+            stock,
+            pile,
+            known,
+            disc_seat,
+            disc_order,
+            R,
+            rs,
+            t,
+            deck,
+            opp_kind,
+            opp_knock2,
+            rew,
+            pending,
+            i,
+            seat,
+        )
+
+
+@njit(cache=True)
+def step_games(
+    g,
+    seat_i,
+    hands,
+    stock,
+    pile,
+    known,
+    disc_seat,
+    disc_order,
+    R,
+    rs,
+    t,
+    deck,
+    opp_kind,
+    opp_knock2,
+    rew,
+    pending,
+    actions,
+    illegal,
+    done,
+):
+    """One agent action per game, the opponents' replies; ``rew`` gets each game's
+    reward (-1 and ``illegal`` for an illegal action, which ends the game) and
+    ``done`` whether its episode ended. Finished games are not reset here."""
+    n = hands.shape[1]
+    for i in range(g.shape[0]):
+        rew[i] = pending[i]
+        pending[i] = 0.0
+        a = actions[i]
+        if a < 0 or a >= 56 or not is_legal(g, seat_i, hands, R, i, a):
+            illegal[i] = True
+            rew[i] = -1.0
+            g[i, G_STATUS] = OVER
+            done[i] = True
+            continue
+        illegal[i] = False
+        apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t)
+        play_opponents(
+            g,
+            seat_i,
+            hands,
+            stock,
+            pile,
+            known,
+            disc_seat,
+            disc_order,
+            R,
+            rs,
+            t,
+            deck,
+            opp_kind,
+            opp_knock2,
+            rew,
+            i,
+        )
+        done[i] = g[i, G_STATUS] == OVER
+
+
+@njit(cache=True)
+def masks(g, seat_i, hands, R, out):
+    """The agent's legal actions per game (zeros unless it is to act)."""
+    out[:] = 0
+    for i in range(g.shape[0]):
+        if g[i, G_STATUS] != AGENT or g[i, G_PHASE] >= ROUND_OVER:
+            continue
+        if g[i, G_PHASE] == DRAW:
+            for a in (DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND):
+                if is_legal(g, seat_i, hands, R, i, a):
+                    out[i, a] = 1
+        else:
+            p = g[i, G_CUR]
+            for k in range(4):
+                c = hands[i, p, k]
+                if is_legal(g, seat_i, hands, R, i, DISCARD_BASE + c):
+                    out[i, DISCARD_BASE + c] = 1
+
+
+@njit(cache=True)
+def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, deck, off, scale, obs, rows):
+    """The flat observation (``encoding.encode_flat``) of the agent in games ``rows``;
+    ``off`` holds the layout offsets in the order of :data:`OFFSETS`."""
+    n = hands.shape[1]
+    o_hand, o_drawn, o_top, o_dead, o_hist, o_known, o_phase = (
+        off[0],
+        off[1],
+        off[2],
+        off[3],
+        off[4],
+        off[5],
+        off[6],
+    )
+    o_knocker, o_dealer, o_lives, o_active, o_stock, o_turn, o_hv, o_dv = (
+        off[7], off[8], off[9], off[10], off[11], off[12], off[13], off[14],
+    )  # fmt: skip
+    deck_size = len(deck)
+    for i in rows:
+        o = obs[i]
+        o[:] = 0.0
+        me = g[i, G_SEAT]
+        phase = g[i, G_PHASE]
+        mine = (g[i, G_CUR] == me) & (phase < ROUND_OVER)
+        h = seat_i[i, me, S_HLEN]
+        for k in range(h):
+            o[o_hand + hands[i, me, k]] = 1.0
+        if mine and phase == DISCARD:
+            o[o_drawn + g[i, G_DRAWN]] = 1.0
+        plen = g[i, G_PLEN]
+        if plen > 0:
+            o[o_top + pile[i, plen - 1]] = 1.0
+            for j in range(plen - 1):
+                o[o_dead + pile[i, j]] = 1.0
+        for p in range(n):
+            m = known[i, p]
+            if (m != 0) & (p != me):
+                row = o_known - 52 + ((p - me) % n) * 52
+                while m:
+                    low = m & -m
+                    c = 0
+                    while (np.int64(1) << c) != low:
+                        c += 1
+                    o[row + c] = 1.0
+                    m ^= low
+        if mine and phase == DRAW:
+            o[o_phase] = 1.0
+        elif mine and phase == DISCARD:
+            o[o_phase + 1] = 1.0
+        if g[i, G_KNOCKER] >= 0:
+            o[o_phase + 2] = 1.0
+            o[o_knocker + (g[i, G_KNOCKER] - me) % n] = 1.0
+        if phase >= ROUND_OVER:
+            o[o_phase + 3] = 1.0
+        o[o_dealer + (g[i, G_DEALER] - me) % n] = 1.0
+        for p in range(n):
+            if seat_i[i, p, S_ACTIVE]:
+                o[o_active + (p - me) % n] = 1.0
+        nd = g[i, G_NDISC]
+        if nd > 0:
+            for c in range(52):
+                s = disc_seat[i, c]
+                if s >= 0:
+                    age = (nd - 1) - disc_order[i, c]
+                    o[o_hist + ((s - me) % n) * 52 + c] = 1.0 / (1.0 + age)
+        for p in range(n):
+            o[o_lives + (p - me) % n] = min(1.0, seat_i[i, p, S_LIVES] / R[R_LIVES])
+        o[o_stock] = g[i, G_SLEN] / deck_size
+        o[o_turn] = min(1.0, seat_i[i, me, S_TURNS] / 20)
+        if h == 4:
+            a, b, c, d = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2], hands[i, me, 3]
+            k0, k1, k2, k3 = value(t, b, c, d), value(t, a, c, d), value(t, a, b, d), value(t, a, b, c)
+            o[o_dv + a] = k0 / scale
+            o[o_dv + b] = k1 / scale
+            o[o_dv + c] = k2 / scale
+            o[o_dv + d] = k3 / scale
+            o[o_hv] = max(max(k0, k1), max(k2, k3)) / scale
+        elif h == 3:
+            a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
+            now = value(t, a, b, c)
+            seen = (np.int64(1) << a) | (np.int64(1) << b) | (np.int64(1) << c)
+            for j in range(plen):
+                seen |= np.int64(1) << pile[i, j]
+            for p in range(n):
+                if p != me:
+                    seen |= known[i, p]
+            total = 0.0
+            better = 0
+            count = 0
+            for u in deck:
+                if (seen >> u) & 1:
+                    continue
+                v = max(value(t, b, c, u), value(t, a, c, u), value(t, a, b, u))
+                count += 1
+                if v > now:
+                    total += v
+                    better += 1
+                else:
+                    total += now
+            o[o_hv] = now / scale
+            if plen > 0:
+                top = pile[i, plen - 1]
+                o[o_hv + 1] = max(value(t, b, c, top), value(t, a, c, top), value(t, a, b, top)) / scale
+            if count:
+                o[o_hv + 2] = total / count / scale
+                o[o_hv + 3] = better / count
+
+
+#: The layout parts :func:`encode` writes, in the order of its ``off`` argument.
+OFFSETS = (
+    "hand",
+    "drawn",
+    "top_discard",
+    "dead_cards",
+    "discard_history",
+    "known_cards",
+    "phase",
+    "knocker",
+    "dealer",
+    "lives",
+    "active",
+    "stock_size",
+    "turn",
+    "hand_values",
+    "discard_values",
+)

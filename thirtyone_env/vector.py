@@ -1,0 +1,374 @@
+"""Batched Thirty-One: N games stepped at once, for training and fast evaluation.
+
+:class:`ThirtyOneVectorEnv` is Gymnasium's ``VectorEnv`` (autoreset in the same step:
+a finished game's last observation is in ``info["final_obs"]``, its info in
+``info["final_info"]``) and :func:`sb3_vec_env` wraps it as a Stable-Baselines3
+``VecEnv`` (``env_method("action_masks")`` feeds ``MaskablePPO``; finished games put
+``terminal_observation`` in their info).
+
+Game ``i`` is the same game as a :class:`~thirtyone_env.env.ThirtyOneEnv` reset with
+seed ``seed + i``: same deals, same opponents' moves, same observations, masks and
+rewards (the stock game with lives; :mod:`thirtyone_env.batch_kernels` holds the
+compiled engine). Opponents run inside the kernels: ``"greedy"`` (or a
+:class:`~thirtyone_env.policies.GreedyPolicy`, any ``knock_at``) plays exactly as in the
+single env; ``"random"`` draws from a per-game counter-based stream seeded from the
+game's seed (so not the single env's draws: the only difference). Other opponents and
+the table or scored variants fall back to one ``ThirtyOneEnv`` per game, stepped in a
+loop (same API, same results, no speed-up).
+
+Memory: about 700 bytes of game state per game plus the observations (4 bytes per
+feature: 1,264 bytes a game at 4 seats).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+
+from thirtyone_env import batch_kernels as K
+from thirtyone_env.actions import num_actions
+from thirtyone_env.batch_rng import ROW, state_row
+from thirtyone_env.cards import hand_table
+from thirtyone_env.encoding import ObsLayout, flat_space
+from thirtyone_env.env import EPISODES, REWARDS, ThirtyOneEnv
+from thirtyone_env.policies import GreedyPolicy, RandomPolicy
+from thirtyone_env.rules import Rules
+
+
+def _opponent_kind(opponent: Any) -> tuple[int, float] | None:
+    """(kernel kind, knock level) of an opponent the kernels can play, else None."""
+    if opponent == "greedy" or type(opponent) is GreedyPolicy:
+        return K.OPP_GREEDY, float(getattr(opponent, "knock_at", 25))
+    if opponent == "random" or type(opponent) is RandomPolicy:
+        return K.OPP_RANDOM, 0.0
+    return None
+
+
+def batchable(rules: Rules) -> bool:
+    """Whether the compiled kernels play these rules (the stock game with lives)."""
+    return rules.table == "stock" and rules.scoring == "lives"
+
+
+class ThirtyOneVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` games of one seat each, stepped together (see the module doc).
+
+    Args:
+        num_envs: games played at once.
+        num_players, rules, seat, episode, reward: as for ``ThirtyOneEnv``.
+        opponents: ``"greedy"`` / ``"random"`` or a policy for every other seat, or a
+            list of ``num_players - 1`` of them; ``GreedyPolicy`` and ``RandomPolicy``
+            run compiled. For any other player pass a callable that returns a fresh
+            list of opponents for one game (each game keeps its own).
+
+    Observations are the flat encoding (``float32``); an illegal action ends that game
+    with reward -1 and ``info["illegal_action"]`` true for it.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 4,
+        rules: Rules | str | None = None,
+        opponents: Any = "greedy",
+        seat: int | str = "random",
+        episode: str = "game",
+        reward: str = "lives",
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} must be a positive int")
+        self.rules = Rules.resolve(rules)
+        n = self.rules.check_num_players(num_players)
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{n - 1} or 'random'")
+        for name, value, allowed in (("episode", episode, EPISODES), ("reward", reward, REWARDS)):
+            if value not in allowed:
+                raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+        self.num_envs = num_envs
+        self.num_players = n
+        self.seat_option = seat
+        self.episode = episode
+        self.reward_kind = reward
+        self.layout = ObsLayout(n, self.rules)
+        self.single_observation_space = flat_space(self.layout)
+        self.single_action_space = spaces.Discrete(num_actions(self.rules))
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._fallback: list[ThirtyOneEnv] | None = None
+        kinds = self._kernel_opponents(opponents)
+        if kinds is None or not batchable(self.rules):
+            self._fallback = [
+                ThirtyOneEnv(n, self.rules, self._fallback_opponents(opponents), seat, episode, reward)
+                for _ in range(num_envs)
+            ]
+        else:
+            self._setup_arrays(kinds)
+        self._obs = np.zeros((num_envs, self.layout.size), dtype=np.float32)
+        self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=np.int8)
+
+    # -- set-up ----------------------------------------------------------------------
+
+    def _kernel_opponents(self, opponents: Any) -> list[tuple[int, float]] | None:
+        k = self.num_players - 1
+        if callable(opponents) and not hasattr(opponents, "act"):
+            return None
+        if isinstance(opponents, str) or hasattr(opponents, "act"):
+            opponents = [opponents] * k
+        if not isinstance(opponents, Sequence) or len(opponents) != k:
+            raise ValueError(f"opponents: give one opponent, a list of {k}, or a callable making the list")
+        kinds = [_opponent_kind(o) for o in opponents]
+        for o in opponents:
+            if isinstance(o, str) and _opponent_kind(o) is None:
+                raise ValueError(f"unknown opponent {o!r}; by name: ['greedy', 'random'] (or pass a policy)")
+        return None if any(x is None for x in kinds) else kinds
+
+    def _fallback_opponents(self, opponents: Any) -> Any:
+        if callable(opponents) and not hasattr(opponents, "act"):
+            return opponents()
+        names = {"greedy": GreedyPolicy, "random": RandomPolicy}
+        if isinstance(opponents, str):
+            return [names[opponents]() for _ in range(self.num_players - 1)]
+        return [names[o]() if isinstance(o, str) else o for o in opponents]
+
+    def _setup_arrays(self, kinds: list[tuple[int, float]]) -> None:
+        N, n = self.num_envs, self.num_players
+        rules = self.rules
+        self.g = np.zeros((N, K.NUM_G), dtype=np.int32)
+        self.seat_i = np.zeros((N, n, K.NUM_S), dtype=np.int32)
+        self.hands = np.full((N, n, 4), -1, dtype=np.int64)
+        self.stock = np.zeros((N, 52), dtype=np.int64)
+        self.pile = np.zeros((N, 52), dtype=np.int64)
+        self.known = np.zeros((N, n), dtype=np.int64)
+        self.disc_seat = np.full((N, 52), -1, dtype=np.int32)
+        self.disc_order = np.full((N, 52), -1, dtype=np.int32)
+        self.rs = np.zeros((N, ROW), dtype=np.uint64)  # each game's PCG64 generator
+        self.rew = np.zeros(N, dtype=np.float64)
+        self.pending = np.zeros(N, dtype=np.float64)
+        self.table = np.asarray(hand_table(rules), dtype=np.float64)
+        self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
+        R = np.zeros(K.NUM_R, dtype=np.int64)
+        R[K.R_BLITZ2] = round(2 * rules.blitz_value)
+        R[K.R_KFT] = rules.knock_from_turn
+        R[K.R_RETURN] = rules.allow_discard_return
+        R[K.R_STAND] = rules.stand_after_knock
+        R[K.R_BLITZ_LATE] = rules.blitz_after_knock
+        R[K.R_MAX_TURNS] = rules.max_turns_per_round
+        R[K.R_EXHAUSTED] = K.EXHAUSTED[rules.stock_exhausted]
+        R[K.R_TIE] = K.TIES[rules.knocker_tie]
+        R[K.R_PENALTY] = rules.knocker_penalty
+        R[K.R_FREE_RIDE] = rules.free_ride
+        R[K.R_MAX_ROUNDS] = rules.max_rounds
+        R[K.R_LIVES] = rules.lives
+        R[K.R_EPISODE] = EPISODES.index(self.episode)
+        R[K.R_REWARD] = REWARDS.index(self.reward_kind)
+        self.R = R
+        self.opp_kind = np.array([k for k, _ in kinds], dtype=np.int64)
+        self.opp_knock2 = np.array([2 * x for _, x in kinds], dtype=np.float64)
+        self.offsets = np.array([self.layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
+        self.scale = float(self.layout.value_scale)
+        self._illegal = np.zeros(N, dtype=np.bool_)
+        self._done = np.zeros(N, dtype=np.bool_)
+        self._all = np.arange(N, dtype=np.int64)
+        self._seeded = False
+
+    def _args(self) -> tuple:
+        """The arrays every game kernel takes, in order."""
+        return (
+            self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_seat,
+            self.disc_order, self.R, self.rs, self.table, self.deck, self.opp_kind, self.opp_knock2,
+            self.rew, self.pending,
+        )  # fmt: skip
+
+    def _reset_games(self, rows: np.ndarray) -> None:
+        seat = -1 if self.seat_option == "random" else int(self.seat_option)
+        K.reset_games(*self._args(), rows, seat)
+
+    def _encode(self, rows: np.ndarray, out: np.ndarray) -> None:
+        K.encode(
+            self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_seat,
+            self.disc_order, self.R, self.table, self.deck, self.offsets, self.scale, out, rows,
+        )  # fmt: skip
+
+    # -- Gymnasium's vector API -----------------------------------------------------
+
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game. ``seed``: an int (game ``i`` gets ``seed + i``), a list
+        of seeds, or None (fresh entropy the first time, else the generators go on)."""
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; the vector env takes none")
+        N = self.num_envs
+        if seed is None:
+            seeds: list[int | None] = [None] * N
+        elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(N)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != N:
+                raise ValueError(f"reset: {len(seeds)} seeds for {N} games")
+        if self._fallback is not None:
+            for i, env in enumerate(self._fallback):
+                obs, info = env.reset(seed=seeds[i])
+                self._obs[i] = obs
+                self._masks[i] = info["action_mask"]
+            return self._obs.copy(), {}
+        if seed is not None or not self._seeded:
+            for i, sd in enumerate(seeds):
+                self.rs[i] = state_row(seeding.np_random(sd)[0])
+            self._seeded = True
+        self._reset_games(self._all)
+        obs = np.empty_like(self._obs)
+        self._encode(self._all, obs)
+        K.masks(self.g, self.seat_i, self.hands, self.R, self._masks)
+        return obs, {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        if self._fallback is not None:
+            return self._step_fallback(actions)
+        if not self._seeded:
+            raise RuntimeError("call reset() before step()")
+        N = self.num_envs
+        illegal, done = self._illegal, self._done
+        K.step_games(*self._args(), actions, illegal, done)
+        rewards = self.rew.copy()
+        obs = np.empty_like(self._obs)
+        self._encode(self._all, obs)
+        info: dict[str, Any] = {}
+        if done.any():
+            ended = np.flatnonzero(done)
+            info = self._final_info(ended, obs, illegal)
+            self._reset_games(ended)
+            self._encode(ended, obs)
+        K.masks(self.g, self.seat_i, self.hands, self.R, self._masks)
+        return obs, rewards, done.copy(), np.zeros(N, dtype=bool), info
+
+    def _final_info(self, ended: np.ndarray, obs: np.ndarray, illegal: np.ndarray | None) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset info: the finished games' last observations."""
+        N = self.num_envs
+        final = np.full(N, None, dtype=object)
+        final_info = np.full(N, None, dtype=object)
+        for i in ended.tolist():
+            final[i] = obs[i].copy()
+            final_info[i] = {"illegal_action": bool(illegal[i])} if illegal is not None and illegal[i] else {}
+        flags = np.zeros(N, dtype=bool)
+        flags[ended] = True
+        return {
+            "final_obs": final,
+            "_final_obs": flags,
+            "final_info": final_info,
+            "_final_info": flags.copy(),
+        }
+
+    def _step_fallback(self, actions: np.ndarray) -> tuple:
+        N = self.num_envs
+        rewards = np.zeros(N)
+        done = np.zeros(N, dtype=bool)
+        illegal = np.zeros(N, dtype=bool)
+        finals = {}
+        for i, env in enumerate(self._fallback):
+            obs, r, terminated, _, info = env.step(int(actions[i]))
+            rewards[i] = r
+            if terminated:
+                done[i] = True
+                illegal[i] = "illegal_action" in info
+                finals[i] = obs
+                obs, info = env.reset()
+            self._obs[i] = obs
+            self._masks[i] = info["action_mask"]
+        info: dict[str, Any] = {}
+        if finals:
+            ended = np.array(sorted(finals), dtype=np.int64)
+            last = self._obs.copy()
+            for i, o in finals.items():
+                last[i] = o
+            info = self._final_info(ended, last, illegal)
+        return self._obs.copy(), rewards, done, np.zeros(N, dtype=bool), info
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, actions)`` int8: each game's legal actions for its agent."""
+        return self._masks.copy()
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the games run in the compiled kernels (else one env per game)."""
+        return self._fallback is None
+
+
+def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
+    """The batched env as a Stable-Baselines3 ``VecEnv`` (arguments as for
+    :class:`ThirtyOneVectorEnv`); ``MaskablePPO`` reads its masks."""
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class ThirtyOneSB3VecEnv(VecEnv):
+        """SB3's ``VecEnv`` over :class:`ThirtyOneVectorEnv`."""
+
+        def __init__(self) -> None:
+            self.venv = ThirtyOneVectorEnv(*args, **kwargs)
+            super().__init__(
+                self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space
+            )
+            self._actions: np.ndarray | None = None
+            self._seed: int | None = None
+
+        def reset(self) -> np.ndarray:
+            obs, _ = self.venv.reset(seed=self._seed)
+            self._seed = None
+            return obs
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = actions
+
+        def step_wait(self) -> tuple:
+            obs, rewards, done, _, info = self.venv.step(self._actions)
+            infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+            if done.any():
+                final, final_info = info["final_obs"], info["final_info"]
+                for i in np.flatnonzero(done).tolist():
+                    infos[i] = {
+                        "terminal_observation": final[i],
+                        "TimeLimit.truncated": False,
+                        **final_info[i],
+                    }
+            return obs, rewards.astype(np.float32), done, infos
+
+        def seed(self, seed: int | None = None) -> list[int | None]:
+            self._seed = seed
+            return [None if seed is None else seed + i for i in range(self.num_envs)]
+
+        def close(self) -> None:
+            self.venv.close()
+
+        def action_masks(self) -> np.ndarray:
+            return self.venv.action_masks()
+
+        def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+            return [getattr(self.venv, attr_name)] * len(self._get_indices(indices))
+
+        def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+            setattr(self.venv, attr_name, value)
+
+        def env_method(
+            self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+        ) -> Any:
+            rows = self._get_indices(indices)
+            if method_name == "action_masks":
+                return self.venv.action_masks()[list(rows)]
+            result = getattr(self.venv, method_name)(*method_args, **method_kwargs)
+            return [result] * len(rows)
+
+        def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+            return [False] * len(self._get_indices(indices))
+
+        def has_attr(self, attr_name: str) -> bool:
+            return hasattr(self.venv, attr_name)
+
+    return ThirtyOneSB3VecEnv()
