@@ -34,9 +34,10 @@ demo: $(STAMP)
 	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/best_model.zip ppo expert greedy \
 		--games 400 --workers 2 --out results/demo
 
+# Every case for a fixed time in its own process, one table, a PNG; PEERS=1 adds RLCard,
+# OpenSpiel and PettingZoo (installed once into .venv-peers) and Gymnasium's Blackjack.
 bench: $(STAMP)
-	$(PY) benchmarks/engine_speed.py
-	$(PY) benchmarks/harness_speed.py
+	$(PY) benchmarks/suite.py $(if $(PEERS),--peers,) $(if $(SECONDS),--seconds $(SECONDS),)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

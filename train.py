@@ -41,7 +41,7 @@ from thirtyone_env.env import EPISODES, REWARDS
 from thirtyone_env.rules import Rules
 
 ACTIVATIONS = ("tanh", "relu")
-VEC_ENVS = ("subproc", "dummy")
+VEC_ENVS = ("subproc", "dummy", "batched")
 CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
 
 
@@ -68,7 +68,7 @@ class TrainConfig:
     total_timesteps: int = 1_000_000
     time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
-    vec_env: str = "subproc"  #: 'subproc' (one process per env) or 'dummy' (in process)
+    vec_env: str = "subproc"  #: 'subproc' (a process per env), 'dummy' (in process) or 'batched' (compiled, thirtyone_env.vector; also --vec)
     learning_rate: float = 3e-4
     n_steps: int = 512  #: steps per env per update
     batch_size: int = 512
@@ -112,6 +112,10 @@ class TrainConfig:
             raise ValueError("the imitation warm start trains the flat encoding: use --obs-encoding flat")
         for spec in (*self.opponent_specs, *self.eval_specs, *([self.imitate] if self.imitate else [])):
             agents.from_spec(spec)  # an unknown player or option raises here, with its name
+        if self.vec_env == "batched" and self.obs_encoding != "flat":
+            raise ValueError(
+                "the batched env (--vec batched) observes the flat encoding: use --obs-encoding flat"
+            )
         if self.self_play > 0 and self.obs_encoding != "flat":
             raise ValueError("self-play snapshots play the flat encoding: use --obs-encoding flat")
         for name in (
@@ -206,29 +210,36 @@ def last_checkpoint(run_dir: Path) -> Path | None:
 # -- environments ----------------------------------------------------------------------
 
 
-def make_env_fn(config: TrainConfig, rank: int) -> Any:
-    """A picklable env factory for one vector slot (each slot builds its own seats)."""
+def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) -> Any:
+    """A picklable env factory for one vector slot (each slot builds its own seats);
+    with ``opponents_only``, a factory of the opponent seats alone."""
 
-    def build() -> Any:
-        from sb3_contrib.common.wrappers import ActionMasker
-        from stable_baselines3.common.monitor import Monitor
-
+    def seats() -> list[Any]:
         from agents.league import LeagueSeat
-        from thirtyone_env.env import ThirtyOneEnv
 
-        if config.vec_env == "subproc":
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
         pool = str(config.run_dir / "pool") if config.self_play > 0 else None
-        seats = [
+        return [
             LeagueSeat(
                 config.opponent_specs, pool, config.self_play, config.pool_size, config.opponent_deterministic
             )
             for _ in range(config.players - 1)
         ]
+
+    if opponents_only:
+        return seats
+
+    def build() -> Any:
+        from sb3_contrib.common.wrappers import ActionMasker
+        from stable_baselines3.common.monitor import Monitor
+
+        from thirtyone_env.env import ThirtyOneEnv
+
+        if config.vec_env == "subproc":
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
         env = ThirtyOneEnv(
             num_players=config.players,
             rules=config.rules,
-            opponents=seats,
+            opponents=seats(),
             seat="random" if config.seat == "random" else int(config.seat),
             episode=config.episode,
             reward=config.reward,
@@ -240,8 +251,29 @@ def make_env_fn(config: TrainConfig, rank: int) -> Any:
 
 
 def make_vec(config: TrainConfig) -> Any:
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    if config.vec_env == "batched":
+        from thirtyone_env.vector import sb3_vec_env
+
+        specs = config.opponent_specs
+        if config.self_play == 0 and all(s in ("greedy", "random") for s in specs) and len(set(specs)) == 1:
+            opponents: Any = specs[0]  # played inside the kernels
+        else:  # other players: one env per game (same API, no speed-up)
+            opponents = make_env_fn(config, -1, opponents_only=True)
+        vec = VecMonitor(
+            sb3_vec_env(
+                config.n_envs,
+                config.players,
+                config.rules,
+                opponents=opponents,
+                seat="random" if config.seat == "random" else int(config.seat),
+                episode=config.episode,
+                reward=config.reward,
+            )
+        )
+        vec.seed(config.seed)
+        return vec
     fns = [make_env_fn(config, i) for i in range(config.n_envs)]
     if config.vec_env == "subproc" and config.n_envs > 1:
         vec = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
@@ -605,10 +637,11 @@ def build_parser() -> argparse.ArgumentParser:
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         help_text = f"{docs.get(f.name, '')} (default: {f.default})".strip()
+        flags = [flag, "--vec"] if f.name == "vec_env" else [flag]
         if f.type == "bool":
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, help=help_text)
         else:
-            parser.add_argument(flag, type={"int": int, "float": float}.get(f.type, str), help=help_text)
+            parser.add_argument(*flags, type={"int": int, "float": float}.get(f.type, str), help=help_text)
     parser.add_argument(
         "--resume", metavar="RUN_DIR", default=None, help="go on with the run in this folder (its config)"
     )

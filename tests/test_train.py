@@ -317,3 +317,16 @@ def test_demonstrations_are_the_same_on_any_worker_count(tmp_path, monkeypatch):
     for field in ("obs", "masks", "actions", "returns"):
         assert np.array_equal(getattr(one, field), getattr(two, field))
     assert len(set(one.actions.tolist())) > 3  # draws, knocks and discards, not one move
+
+
+def test_train_runs_on_the_batched_env(tmp_path):
+    """``--vec batched``: the compiled env under MaskablePPO, same run folder."""
+    args = list(TINY)
+    i = args.index("--vec-env")
+    args[i : i + 2] = ["--vec", "batched"]
+    args[args.index("--opponents") + 1] = "greedy"
+    done = run_train("--run-name", "vb", "--runs-dir", str(tmp_path), *args, "--n-envs", "16")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader((tmp_path / "vb" / "evaluations.csv").open()))
+    assert [int(r["timesteps"]) for r in rows][0] == 0 and len(rows) >= 2
+    assert (tmp_path / "vb" / "final_model.zip").exists()

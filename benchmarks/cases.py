@@ -1,0 +1,295 @@
+"""One benchmark case, run for a fixed time in its own process; prints one JSON line.
+
+Usage: ``python benchmarks/cases.py CASE [--seconds 10]``. Cases of this project:
+``engine`` (decisions/s of random legal play on the engine), ``single_env``
+(``ThirtyOneEnv`` steps/s: random legal agent and opponents, observation built every
+step), ``batched_env`` (the same on ``ThirtyOneVectorEnv`` at ``--num-envs`` games),
+``harness`` (tournament rounds/s with greedy players, one worker), ``train_single`` /
+``train_batched`` (MaskablePPO steps/s on 8 single envs in a DummyVecEnv / on the
+batched env). The peers (run with the peers' venv, ``benchmarks/suite.py --peers``):
+``blackjack`` (Gymnasium Blackjack-v1), ``rlcard_gin`` (RLCard gin-rummy),
+``pettingzoo_gin`` (PettingZoo classic gin_rummy_v4, AEC), ``openspiel_gin``
+(OpenSpiel gin_rummy with its observation tensor). Every case plays random legal
+actions from a block of pre-drawn uniforms, so it measures the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _timed(seconds: float, chunk: Callable[[], int]) -> tuple[float, int]:
+    """Call ``chunk`` (returns the steps it made) until ``seconds`` pass."""
+    chunk()  # warm-up (compilation, caches)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += chunk()
+    return steps / (time.perf_counter() - start), steps
+
+
+class _Uniforms:
+    """Pre-drawn uniforms: a random legal pick costs a list index."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.u = np.random.default_rng(seed).random(1 << 16).tolist()
+        self.k = 0
+
+    def pick(self, legal: list | np.ndarray) -> int:
+        self.k = (self.k + 1) & 0xFFFF
+        return legal[int(self.u[self.k] * len(legal))]
+
+
+def engine(seconds: float, **_: object) -> dict:
+    from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
+
+    rng = np.random.default_rng(0)
+    s = [new_game("standard", 4, rng)]
+    u = _Uniforms()
+
+    def chunk() -> int:
+        st = s[0]
+        for _ in range(2000):
+            if st.phase >= ROUND_OVER:
+                if st.phase == GAME_OVER:
+                    st = s[0] = new_game("standard", 4, rng)
+                else:
+                    start_round(st, rng)
+                continue
+            apply_action(st, u.pick(legal_actions(st)), rng)
+        return 2000
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "decisions/s"}
+
+
+def single_env(seconds: float, **_: object) -> dict:
+    from thirtyone_env.env import ThirtyOneEnv
+    from thirtyone_env.policies import RandomPolicy
+
+    env = ThirtyOneEnv(4, "standard", opponents=[RandomPolicy() for _ in range(3)])
+    state = list(env.reset(seed=0))
+    u = _Uniforms()
+
+    def chunk() -> int:
+        info = state[1]
+        for _ in range(1000):
+            _, _, done, _, info = env.step(int(u.pick(np.flatnonzero(info["action_mask"]))))
+            if done:
+                _, info = env.reset()
+        state[1] = info
+        return 1000
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "steps/s"}
+
+
+def batched_env(seconds: float, num_envs: int = 4096, **_: object) -> dict:
+    from thirtyone_env.vector import ThirtyOneVectorEnv
+
+    vec = ThirtyOneVectorEnv(num_envs, 4, "standard", opponents="random")
+    vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    noise = rng.random((64, num_envs, vec.single_action_space.n), dtype=np.float32)
+    k = [0]
+
+    def chunk() -> int:
+        for _ in range(10):
+            k[0] = (k[0] + 1) % 64
+            vec.step((noise[k[0]] * vec.action_masks()).argmax(axis=1))
+        return 10 * num_envs
+
+    rate, _ = _timed(seconds, chunk)
+    state = sum(a.nbytes for a in (vec.g, vec.seat_i, vec.hands, vec.stock, vec.pile, vec.known))
+    state += sum(a.nbytes for a in (vec.disc_seat, vec.disc_order, vec.rs, vec.rew, vec.pending))
+    obs = vec.layout.size * 4 + vec.single_action_space.n
+    return {
+        "rate": rate,
+        "unit": "steps/s",
+        "num_envs": num_envs,
+        "bytes_per_env": round(state / num_envs + obs),
+    }
+
+
+def harness(seconds: float, **_: object) -> dict:
+    import agents
+    from thirtyone_env.evaluation import TournamentConfig, run_tournament
+
+    def chunk() -> int:
+        games = run_tournament(TournamentConfig(("greedy",) * 4, 200, seed=0, workers=1), agents.from_spec)
+        return sum(g.rounds for g in games)
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "rounds/s"}
+
+
+def _train(seconds: float, venv: object) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=1024, n_epochs=4, seed=0, verbose=0)
+    steps_per_call = 256 * venv.num_envs
+    model.learn(steps_per_call)  # warm-up
+
+    def chunk() -> int:
+        model.learn(steps_per_call, reset_num_timesteps=False)
+        return steps_per_call
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "steps/s", "num_envs": venv.num_envs}
+
+
+def train_single(seconds: float, **_: object) -> dict:
+    from sb3_contrib.common.wrappers import ActionMasker
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from thirtyone_env.env import ThirtyOneEnv
+
+    def make() -> object:
+        return ActionMasker(ThirtyOneEnv(4, "standard"), lambda e: e.unwrapped.action_masks())
+
+    return _train(seconds, DummyVecEnv([make] * 8))
+
+
+def train_batched(seconds: float, num_envs: int = 64, **_: object) -> dict:
+    from thirtyone_env.vector import sb3_vec_env
+
+    return _train(seconds, sb3_vec_env(num_envs, 4, "standard", opponents="greedy"))
+
+
+# -- peers ---------------------------------------------------------------------------
+
+
+def blackjack(seconds: float, **_: object) -> dict:
+    import gymnasium as gym
+
+    env = gym.make("Blackjack-v1")
+    env.reset(seed=0)
+    u = _Uniforms()
+
+    def chunk() -> int:
+        for _ in range(2000):
+            _, _, term, trunc, _ = env.step(u.pick((0, 1)))
+            if term or trunc:
+                env.reset()
+        return 2000
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "steps/s"}
+
+
+def rlcard_gin(seconds: float, **_: object) -> dict:
+    import rlcard
+
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    state, _ = env.reset()
+    u = _Uniforms()
+    box = [state]
+
+    def chunk() -> int:
+        state = box[0]
+        for _ in range(500):
+            state, _ = env.step(u.pick(list(state["legal_actions"])))
+            if env.is_over():
+                state, _ = env.reset()
+        box[0] = state
+        return 500
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "steps/s"}
+
+
+def pettingzoo_gin(seconds: float, **_: object) -> dict:
+    from pettingzoo.classic import gin_rummy_v4
+
+    env = gin_rummy_v4.env()
+    env.reset(seed=0)
+    u = _Uniforms()
+
+    def chunk() -> int:
+        for _ in range(500):
+            agent = env.agent_selection
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                continue
+            env.step(int(u.pick(np.flatnonzero(obs["action_mask"]))))
+            del agent
+        return 500
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "steps/s"}
+
+
+def openspiel_gin(seconds: float, **_: object) -> dict:
+    import pyspiel
+
+    game = pyspiel.load_game("gin_rummy")
+    box = [game.new_initial_state()]
+    u = _Uniforms()
+
+    def chunk() -> int:
+        steps = 0
+        while steps < 500:
+            s = box[0]
+            if s.is_terminal():
+                box[0] = game.new_initial_state()
+                continue
+            if s.is_chance_node():
+                outcomes = s.chance_outcomes()
+                s.apply_action(outcomes[int(u.pick(range(len(outcomes))))][0])
+                continue
+            s.observation_tensor(s.current_player())
+            s.apply_action(u.pick(s.legal_actions()))
+            steps += 1
+        return steps
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "steps/s"}
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        engine,
+        single_env,
+        batched_env,
+        harness,
+        train_single,
+        train_batched,
+        blackjack,
+        rlcard_gin,
+        pettingzoo_gin,
+        openspiel_gin,
+    )
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--num-envs", type=int, default=None)
+    args = parser.parse_args()
+    kwargs = {} if args.num_envs is None else {"num_envs": args.num_envs}
+    result = CASES[args.case](args.seconds, **kwargs)
+    result["case"] = args.case
+    result["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

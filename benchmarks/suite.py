@@ -1,0 +1,132 @@
+"""The benchmark suite: this project's engine and envs next to the peers, one table.
+
+Usage: ``python benchmarks/suite.py [--seconds 10] [--peers] [--cases ...]``
+(``make bench``; ``make bench PEERS=1`` adds the peers). Each case of
+``benchmarks/cases.py`` runs for a fixed time in its own process. ``--peers``
+creates ``.venv-peers`` on first use (RLCard, OpenSpiel, PettingZoo classic; kept apart
+from the project's venv) and runs the peer cases there. Prints the table, with each
+environment's speed as a multiple of every peer's, and writes
+``benchmarks/results/<time>.json`` (figures and the machine) and ``<time>.png`` (bars,
+log scale) atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = ("engine", "single_env", "batched_env", "harness", "train_single", "train_batched")
+PEERS = ("blackjack", "rlcard_gin", "pettingzoo_gin", "openspiel_gin")
+ENV_CASES = ("single_env", "batched_env", "blackjack", "rlcard_gin", "pettingzoo_gin", "openspiel_gin")
+#: PettingZoo dropped gin_rummy after 1.24, so the peers pin the last release with it.
+PEER_PACKAGES = ("rlcard", "open_spiel", "pettingzoo[classic]==1.24.3", "gymnasium", "numpy")
+PEERS_VENV = ROOT / ".venv-peers"
+
+
+def peers_python() -> Path:
+    """The peers' interpreter, creating their venv on first use."""
+    py = PEERS_VENV / "bin" / "python"
+    if not py.exists():
+        print(f"installing the peers into {PEERS_VENV} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(PEERS_VENV)], check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "--quiet", *PEER_PACKAGES], check=True)
+    return py
+
+
+def run_case(python: Path | str, case: str, seconds: float) -> dict:
+    cmd = [str(python), str(ROOT / "benchmarks" / "cases.py"), case, "--seconds", str(seconds)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=seconds * 10 + 300)
+    if out.returncode != 0:
+        return {"case": case, "error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def machine() -> dict:
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+    }
+
+
+def table(results: dict[str, dict]) -> str:
+    peers = [p for p in PEERS if "rate" in results.get(p, {})]
+    head = f"{'case':<16}{'rate':>14}  {'unit':<12}" + "".join(f"{'x ' + p:>18}" for p in peers)
+    lines = [head, "-" * len(head)]
+    for case, r in results.items():
+        if "rate" not in r:
+            lines.append(f"{case:<16}{'-':>14}  {r.get('error', '')}")
+            continue
+        row = f"{case:<16}{r['rate']:>14,.0f}  {r['unit']:<12}"
+        if case in ENV_CASES:
+            row += "".join(f"{r['rate'] / results[p]['rate']:>18.2f}" for p in peers)
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def plot(results: dict[str, dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [c for c in ENV_CASES if "rate" in results.get(c, {})]
+    rates = [results[c]["rate"] for c in names]
+    colors = ["tab:blue" if c in OURS else "tab:gray" for c in names]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.barh(names, rates, color=colors)
+    ax.set_xscale("log")
+    ax.set_xlabel("environment steps per second, one core (log scale)")
+    ax.set_title("thirtyone (blue) and peers (gray): random legal play")
+    for y, r in enumerate(rates):
+        ax.text(r, y, f" {r:,.0f}", va="center", fontsize=8)
+    fig.tight_layout()
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".png", delete=False) as f:
+        tmp = Path(f.name)
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--peers", action="store_true", help="also run the peers (installs them once)")
+    parser.add_argument("--cases", nargs="+", default=None, help=f"subset of {[*OURS, *PEERS]}")
+    args = parser.parse_args()
+    cases = args.cases or [*OURS, *(PEERS if args.peers else ())]
+    unknown = [c for c in cases if c not in (*OURS, *PEERS)]
+    if unknown:
+        parser.error(f"unknown case(s) {unknown}; cases are {[*OURS, *PEERS]}")
+    py_peers = peers_python() if any(c in PEERS and c != "blackjack" for c in cases) else None
+    results: dict[str, dict] = {}
+    for case in cases:
+        python = py_peers if case in PEERS and case != "blackjack" else sys.executable
+        print(f"{case} ({args.seconds:g} s) ...", flush=True)
+        results[case] = run_case(python, case, args.seconds)
+    print()
+    print(table(results))
+    out_dir = ROOT / "benchmarks" / "results"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    record = {"machine": machine(), "seconds": args.seconds, "results": results}
+    path = out_dir / f"{stamp}.json"
+    with tempfile.NamedTemporaryFile("w", dir=out_dir, suffix=".json", delete=False) as f:
+        json.dump(record, f, indent=2)
+    os.replace(f.name, path)
+    plot(results, out_dir / f"{stamp}.png")
+    print(f"\nresults: {path}\nplot: {out_dir / f'{stamp}.png'}")
+
+
+if __name__ == "__main__":
+    main()
