@@ -1,9 +1,9 @@
 """One benchmark case, run for a fixed time in its own process; prints one JSON line.
 
 Usage: ``python benchmarks/cases.py CASE [--seconds 10]``. Cases of this project:
-``engine`` (decisions/s of random legal play on the engine), ``single_env``
-(``ThirtyOneEnv`` steps/s: random legal agent and opponents, observation built every
-step), ``batched_env`` (the same on ``ThirtyOneVectorEnv`` at ``--num-envs`` games),
+``engine`` (decisions/s of random legal play on the engine), ``single_env`` /
+``single_env_python`` (``ThirtyOneEnv`` steps/s with ``backend="compiled"`` / the
+Python engine: random legal agent and opponents, observation built every step), ``batched_env`` (the same on ``ThirtyOneVectorEnv`` at ``--num-envs`` games),
 ``harness`` (tournament rounds/s with greedy players, one worker), ``train_single`` /
 ``train_batched`` (MaskablePPO steps/s on 8 single envs in a DummyVecEnv / on the
 batched env). The peers (run with the peers' venv, ``benchmarks/suite.py --peers``):
@@ -73,11 +73,11 @@ def engine(seconds: float, **_: object) -> dict:
     return {"rate": rate, "unit": "decisions/s"}
 
 
-def single_env(seconds: float, **_: object) -> dict:
+def single_env(seconds: float, backend: str = "compiled", **_: object) -> dict:
     from thirtyone_env.env import ThirtyOneEnv
     from thirtyone_env.policies import RandomPolicy
 
-    env = ThirtyOneEnv(4, "standard", opponents=[RandomPolicy() for _ in range(3)])
+    env = ThirtyOneEnv(4, "standard", opponents=[RandomPolicy() for _ in range(3)], backend=backend)
     state = list(env.reset(seed=0))
     u = _Uniforms()
 
@@ -91,7 +91,11 @@ def single_env(seconds: float, **_: object) -> dict:
         return 1000
 
     rate, _ = _timed(seconds, chunk)
-    return {"rate": rate, "unit": "steps/s"}
+    return {"rate": rate, "unit": "steps/s", "backend": backend}
+
+
+def single_env_python(seconds: float, **_: object) -> dict:
+    return single_env(seconds, backend="python")
 
 
 def batched_env(seconds: float, num_envs: int = 4096, **_: object) -> dict:
@@ -266,6 +270,7 @@ CASES = {
     for f in (
         engine,
         single_env,
+        single_env_python,
         batched_env,
         harness,
         train_single,

@@ -23,9 +23,25 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = ("engine", "single_env", "batched_env", "harness", "train_single", "train_batched")
+OURS = (
+    "engine",
+    "single_env",
+    "single_env_python",
+    "batched_env",
+    "harness",
+    "train_single",
+    "train_batched",
+)
 PEERS = ("blackjack", "rlcard_gin", "pettingzoo_gin", "openspiel_gin")
-ENV_CASES = ("single_env", "batched_env", "blackjack", "rlcard_gin", "pettingzoo_gin", "openspiel_gin")
+ENV_CASES = (
+    "single_env",
+    "single_env_python",
+    "batched_env",
+    "blackjack",
+    "rlcard_gin",
+    "pettingzoo_gin",
+    "openspiel_gin",
+)
 #: PettingZoo dropped gin_rummy after 1.24, so the peers pin the last release with it.
 PEER_PACKAGES = ("rlcard", "open_spiel", "pettingzoo[classic]==1.24.3", "gymnasium", "numpy")
 PEERS_VENV = ROOT / ".venv-peers"

@@ -129,3 +129,58 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env():
         obs, _, done, infos = venv.step(actions)
         for i in np.flatnonzero(done):
             assert infos[i]["terminal_observation"].shape == obs[i].shape
+
+
+@pytest.mark.parametrize(
+    ("rules", "n", "opponent"), [("standard", 4, GreedyPolicy), ("pagat", 3, RandomPolicy)]
+)
+def test_compiled_single_env_plays_the_python_env_game(rules, n, opponent):
+    """``ThirtyOneEnv(backend="compiled")``: the same observations, masks, rewards,
+    episode ends and info as the Python engine for the same seed and actions."""
+    py = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)])
+    fast = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)], backend="compiled")
+    (oa, ia), (ob, ib) = py.reset(seed=5), fast.reset(seed=5)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(1500):
+        assert np.array_equal(oa, ob) and np.array_equal(ia["action_mask"], ib["action_mask"])
+        assert [ia[k] for k in ("seat", "round", "lives", "phase")] == [
+            ib[k] for k in ("seat", "round", "lives", "phase")
+        ]
+        action = int(rng.choice(np.flatnonzero(ia["action_mask"])))
+        oa, ra, da, _, ia = py.step(action)
+        ob, rb, db, _, ib = fast.step(action)
+        assert (ra, da) == (rb, db)
+        if da:
+            assert np.array_equal(oa, ob)
+            (oa, ia), (ob, ib) = py.reset(), fast.reset()
+            episodes += 1
+    assert episodes > 30
+
+
+def test_compiled_single_env_passes_the_checkers_and_names_what_it_lacks():
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(ThirtyOneEnv(4, backend="compiled"))
+        sb3_check_env(ThirtyOneEnv(4, backend="compiled"))
+    env = ThirtyOneEnv(4, backend="compiled", illegal_action="raise")
+    obs, info = env.reset(seed=1)
+    from thirtyone_env.engine import IllegalActionError
+
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    with pytest.raises(RuntimeError, match="save_record needs backend='python'"):
+        env.save_record("x.jsonl")
+    with pytest.raises(ValueError, match="need backend='python'"):
+        env.reset(options={"dealer": 0})
+    with pytest.raises(ValueError, match="backend='compiled' plays the stock game"):
+        ThirtyOneEnv(3, "switch", backend="compiled")
+    with pytest.raises(ValueError, match="flat encoding"):
+        ThirtyOneEnv(4, obs_encoding="dict", backend="compiled")
+    with pytest.raises(ValueError, match="backend='rust'"):
+        ThirtyOneEnv(4, backend="rust")

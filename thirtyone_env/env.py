@@ -59,6 +59,7 @@ from thirtyone_env.views import describe_view, player_view, public_result
 EPISODES = ("game", "round")
 REWARDS = ("lives", "win")
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
+BACKENDS = ("python", "compiled")
 RESET_OPTIONS = ("deck", "dealer")
 
 
@@ -87,6 +88,12 @@ class ThirtyOneEnv(gym.Env):
             :class:`~thirtyone_env.engine.IllegalActionError`.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
             (prints it every step).
+        backend: ``"python"`` (the engine: every rule set and opponent, ``state``,
+            round results in ``info``, ``render`` and ``save_record``) or ``"compiled"``
+            (the numba kernels of :mod:`thirtyone_env.vector`: the stock game with lives,
+            ``GreedyPolicy`` / ``RandomPolicy`` opponents, the flat encoding; several
+            times faster, and the same games, observations and rewards for the same
+            seed; no ``state``, round results, render or records).
 
     ``reset(seed=..., options={"deck": [...], "dealer": k})`` stacks the first deal
     (cards top first, the rest shuffled beneath) and picks its dealer.
@@ -105,6 +112,7 @@ class ThirtyOneEnv(gym.Env):
         obs_encoding: str = "flat",
         illegal_action: str = "penalize",
         render_mode: str | None = None,
+        backend: str = "python",
     ) -> None:
         self.rules = Rules.resolve(rules)
         self.num_players = self.rules.check_num_players(num_players)
@@ -133,6 +141,14 @@ class ThirtyOneEnv(gym.Env):
         self._done = True
         self._pending = 0.0
         self._histories: list[list] = []
+        self.backend = _choice("backend", backend, BACKENDS)
+        self._compiled = None
+        if backend == "compiled":
+            if obs_encoding != "flat" or render_mode is not None:
+                raise ValueError("backend='compiled' observes the flat encoding and does not render")
+            from thirtyone_env.vector import CompiledGame  # (vector imports this module)
+
+            self._compiled = CompiledGame(n, self.rules, self.opponents, seat, episode, reward)
 
     def _seat_opponents(self, opponents: Any) -> list[Any]:
         k = self.num_players - 1
@@ -177,6 +193,10 @@ class ThirtyOneEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         """The agent's legal actions as an int8 mask (zeros when it is not to act or
         the episode is over)."""
+        if self._compiled is not None:
+            if self._done:
+                return np.zeros(self.num_actions, dtype=np.int8)
+            return self._compiled.mask()
         s = self.state
         if s is None or self._done or s.phase >= ROUND_OVER or s.current != self.seat:
             return np.zeros(self.num_actions, dtype=np.int8)
@@ -223,6 +243,12 @@ class ThirtyOneEnv(gym.Env):
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; options are {list(RESET_OPTIONS)}")
+        if self._compiled is not None:
+            if options:
+                raise ValueError(f"reset options {sorted(options)} need backend='python'")
+            obs = self._compiled.reset(seed)
+            self._done = False
+            return obs, self._compiled.info()
         rng = self.np_random
         n = self.num_players
         self.seat = int(rng.integers(n)) if self.seat_option == "random" else self.seat_option
@@ -262,11 +288,13 @@ class ThirtyOneEnv(gym.Env):
         return a
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        if self.state is None:
+        if self.state is None and (self._compiled is None or self._done and not self._compiled.vec._seeded):
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         a = self._check_action(action)
+        if self._compiled is not None:
+            return self._step_compiled(a)
         s = self.state
         legal = legal_actions(s)
         if a not in legal:
@@ -287,12 +315,34 @@ class ThirtyOneEnv(gym.Env):
             self.render()
         return self._observe(self.seat, self.obs_encoding), reward, terminated, False, self._info(results)
 
+    def _step_compiled(self, a: int) -> tuple[Any, float, bool, bool, dict]:
+        game = self._compiled
+        if not game.legal(a):
+            legal = [int(x) for x in np.flatnonzero(game.mask())]
+            names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
+            message = f"illegal action {a} ({action_name(a)}); legal: {names}"
+            if self.illegal_action == "raise":
+                raise IllegalActionError(message)
+            self._done = True
+            info = game.info()
+            info["action_mask"] = np.zeros(self.num_actions, dtype=np.int8)
+            info["illegal_action"] = {"action": a, "legal": legal, "message": message}
+            return game.obs[0].copy(), -1.0, True, False, info
+        obs, reward, done = game.step(a)
+        self._done = done
+        info = game.info()
+        if done:
+            info["action_mask"] = np.zeros(self.num_actions, dtype=np.int8)
+        return obs, reward, done, False, info
+
     def save_record(self, path: str) -> str:
         """Write the current game (every round played so far, with the engine's full
         account of it) as JSON Lines: replay it with ``python -m thirtyone_env.replay``.
         Opponents are named by class; the agent's seat is listed as ``"agent"``."""
         from thirtyone_env.records import game_lines, write_lines
 
+        if self._compiled is not None:
+            raise RuntimeError("save_record needs backend='python' (the compiled backend keeps no history)")
         if self.state is None:
             raise RuntimeError("call reset() before save_record(): there is no game yet")
         s = self.state

@@ -36,6 +36,7 @@ from thirtyone_env.actions import num_actions
 from thirtyone_env.batch_rng import ROW, state_row
 from thirtyone_env.cards import hand_table
 from thirtyone_env.encoding import ObsLayout, flat_space
+from thirtyone_env.engine import PHASE_NAMES
 from thirtyone_env.env import EPISODES, REWARDS, ThirtyOneEnv
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.rules import Rules
@@ -372,3 +373,56 @@ def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
             return hasattr(self.venv, attr_name)
 
     return ThirtyOneSB3VecEnv()
+
+
+class CompiledGame:
+    """One game on the compiled kernels, for ``ThirtyOneEnv(backend="compiled")``: the
+    same seat, deals, opponents and observations as the Python engine, without the
+    per-step Python of the engine and the encoder (no autoreset: the env resets)."""
+
+    def __init__(self, num_players: int, rules: Rules, opponents: list, seat: Any, episode: str, reward: str):
+        self.vec = ThirtyOneVectorEnv(1, num_players, rules, opponents, seat, episode, reward)
+        if not self.vec.compiled:
+            raise ValueError(
+                "backend='compiled' plays the stock game with lives against GreedyPolicy or RandomPolicy "
+                f"opponents; these rules (table={rules.table!r}, scoring={rules.scoring!r}) or opponents "
+                "need backend='python'"
+            )
+        self.obs = np.zeros((1, self.vec.layout.size), dtype=np.float32)
+        self._actions = np.zeros(1, dtype=np.int64)
+
+    def reset(self, seed: int | None) -> np.ndarray:
+        v = self.vec
+        if seed is not None or not v._seeded:
+            v.rs[0] = state_row(seeding.np_random(seed)[0])
+            v._seeded = True
+        v._reset_games(v._all)
+        v._encode(v._all, self.obs)
+        K.masks(v.g, v.seat_i, v.hands, v.R, v._masks)
+        return self.obs[0].copy()
+
+    def legal(self, action: int) -> bool:
+        return bool(self.vec._masks[0, action])
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool]:
+        v = self.vec
+        self._actions[0] = action
+        K.step_games(*v._args(), self._actions, v._illegal, v._done)
+        v._encode(v._all, self.obs)
+        K.masks(v.g, v.seat_i, v.hands, v.R, v._masks)
+        return self.obs[0].copy(), float(v.rew[0]), bool(v._done[0])
+
+    def mask(self) -> np.ndarray:
+        return self.vec._masks[0].copy()
+
+    def info(self) -> dict[str, Any]:
+        v = self.vec
+        g = v.g[0]
+        phase = int(g[K.G_PHASE])
+        return {
+            "action_mask": self.mask(),
+            "seat": int(g[K.G_SEAT]),
+            "round": int(g[K.G_ROUND]),
+            "lives": tuple(int(x) for x in v.seat_i[0, :, K.S_LIVES]),
+            "phase": PHASE_NAMES[phase],
+        }
