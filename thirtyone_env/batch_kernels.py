@@ -175,7 +175,7 @@ def settle_showdown(g, seat_i, hands, R, i, n, knocker, t):
     settle(g, seat_i, hands, R, i, n, t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
     """Start ``p``'s turn, first applying the turn-limit and empty-stock rules (a
     reshuffle draws its permutation from the game's generator, as the engine does)."""
@@ -209,7 +209,7 @@ def begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
     g[i, G_TOOK] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
     k = g[i, G_KNOCKER]
     if (k >= 0) & (p != k):
@@ -245,7 +245,7 @@ def is_legal(g, seat_i, hands, R, i, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t):
     """Play legal action ``a`` for the seat to act (see ``engine.apply_action``)."""
     p = g[i, G_CUR]
@@ -298,7 +298,7 @@ def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i,
     end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
     """:class:`~thirtyone_env.policies.GreedyPolicy` (``knock_at2`` is twice its
     ``knock_at``)."""
@@ -334,7 +334,7 @@ def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
     return STAND
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_action(g, seat_i, hands, R, i, rs):
     """:class:`~thirtyone_env.policies.RandomPolicy`: ``legal[rng.integers(len(legal))]``
     over the ascending legal actions, from the game's generator."""
