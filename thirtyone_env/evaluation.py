@@ -163,6 +163,7 @@ def play_deal_set(
             if callable(reset):
                 reset(rng)
         encodings = [getattr(p, "obs_encoding", "view") for p in policies]
+        labels = [f"player {config.players[player_at[seat]]!r}" for seat in range(n)]  # for errors
         if not decks:
             decks.append(next(deck_iter))
         s = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
@@ -187,8 +188,7 @@ def play_deal_set(
                 start_round(s, rng, deck=decks[k])
                 continue
             seat = s.current
-            who = f"player {config.players[player_at[seat]]!r}"
-            policy_move(s, policies[seat], encodings[seat], layout, rng, who)
+            policy_move(s, policies[seat], encodings[seat], layout, rng, labels[seat])
         places_by_seat = finishing_places(_place_keys(out_round, s.winners, s.lives))
         outcome.places = tuple(places_by_seat[seat_of[i]] for i in range(n))
         outcome.wins = tuple((1.0 / len(s.winners)) if seat_of[i] in s.winners else 0.0 for i in range(n))
