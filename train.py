@@ -41,7 +41,7 @@ from thirtyone_env.env import EPISODES, REWARDS
 from thirtyone_env.rules import Rules
 
 ACTIVATIONS = ("tanh", "relu")
-VEC_ENVS = ("subproc", "dummy", "batched")
+VEC_ENVS = ("auto", "subproc", "dummy", "batched")
 CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
 
 
@@ -68,7 +68,7 @@ class TrainConfig:
     total_timesteps: int = 1_000_000
     time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
-    vec_env: str = "subproc"  #: 'subproc' (a process per env), 'dummy' (in process) or 'batched' (compiled, thirtyone_env.vector; also --vec)
+    vec_env: str = "auto"  #: 'batched' (compiled, thirtyone_env.vector), 'subproc' (a process per env), 'dummy' (in process), or 'auto': batched where the opponents are compiled, else subproc (also --vec)
     learning_rate: float = 3e-4
     n_steps: int = 512  #: steps per env per update
     batch_size: int = 512
@@ -139,6 +139,26 @@ class TrainConfig:
         if self.eval_every < 0:
             raise ValueError(f"eval_every={self.eval_every!r} must be 0 (never) or more")
         self.hidden_sizes  # noqa: B018 (validates)
+
+    @property
+    def vec(self) -> str:
+        """The vector env this run uses: ``auto`` is ``batched`` when the kernels play
+        every opponent (greedy or random, one name, no self-play, the stock game with
+        lives, flat encoding; as fast per step there and learning the same), else
+        ``subproc``."""
+        if self.vec_env != "auto":
+            return self.vec_env
+        from thirtyone_env.vector import batchable
+
+        specs = self.opponent_specs
+        compiled = (
+            self.self_play == 0
+            and len(set(specs)) == 1
+            and specs[0] in ("greedy", "random")
+            and self.obs_encoding == "flat"
+            and batchable(Rules.resolve(self.rules))
+        )
+        return "batched" if compiled else "subproc"
 
     @property
     def opponent_specs(self) -> list[str]:
@@ -234,7 +254,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
 
         from thirtyone_env.env import ThirtyOneEnv
 
-        if config.vec_env == "subproc":
+        if config.vec == "subproc":
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
         env = ThirtyOneEnv(
             num_players=config.players,
@@ -253,7 +273,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
 def make_vec(config: TrainConfig) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    if config.vec_env == "batched":
+    if config.vec == "batched":
         from thirtyone_env.vector import sb3_vec_env
 
         specs = config.opponent_specs
@@ -275,7 +295,7 @@ def make_vec(config: TrainConfig) -> Any:
         vec.seed(config.seed)
         return vec
     fns = [make_env_fn(config, i) for i in range(config.n_envs)]
-    if config.vec_env == "subproc" and config.n_envs > 1:
+    if config.vec == "subproc" and config.n_envs > 1:
         vec = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
     else:
         vec = DummyVecEnv(fns)
@@ -508,7 +528,7 @@ def demonstrations(config: TrainConfig, progress: Any = None) -> Any:
     sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
     seeds = [int(c.generate_state(1)[0]) for c in np.random.SeedSequence(config.seed).spawn(len(sizes))]
     jobs = [(config, seed, size) for seed, size in zip(seeds, sizes, strict=True)]
-    workers = min(config.n_envs, len(jobs), os.cpu_count() or 1) if config.vec_env == "subproc" else 1
+    workers = min(config.n_envs, len(jobs), os.cpu_count() or 1) if config.vec != "dummy" else 1
     parts = []
     if workers <= 1:
         for job in jobs:
@@ -620,7 +640,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     steps = model.num_timesteps - start
     figures = {"timesteps": model.num_timesteps, "elapsed_s": elapsed, "steps_per_s": steps / elapsed}
     print(
-        f"trained {steps:,} steps in {elapsed:.1f}s ({steps / elapsed:,.0f} steps/s); "
+        f"trained {steps:,} steps in {elapsed:.1f}s ({steps / elapsed:,.0f} steps/s, {config.vec} env); "
         f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_model.zip'}"
     )
     return figures
