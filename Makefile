@@ -37,7 +37,7 @@ demo: $(STAMP)
 # Every case for a fixed time in its own process, one table, a PNG; PEERS=1 adds RLCard,
 # OpenSpiel and PettingZoo (installed once into .venv-peers) and Gymnasium's Blackjack.
 bench: $(STAMP)
-	$(PY) benchmarks/suite.py $(if $(PEERS),--peers,) $(if $(SECONDS),--seconds $(SECONDS),)
+	$(PY) benchmarks/suite.py $(if $(PEERS),--peers,) $(if $(BENCH_SECONDS),--seconds $(BENCH_SECONDS),)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

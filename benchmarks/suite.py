@@ -1,7 +1,8 @@
 """The benchmark suite: this project's engine and envs next to the peers, one table.
 
 Usage: ``python benchmarks/suite.py [--seconds 10] [--peers] [--cases ...]``
-(``make bench``; ``make bench PEERS=1`` adds the peers). Each case of
+(``make bench``; ``make bench PEERS=1`` adds the peers, ``BENCH_SECONDS=3`` shortens
+each case). Each case of
 ``benchmarks/cases.py`` runs for a fixed time in its own process. ``--peers``
 creates ``.venv-peers`` on first use (RLCard, OpenSpiel, PettingZoo classic; kept apart
 from the project's venv) and runs the peer cases there. Prints the table, with each
