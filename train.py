@@ -65,6 +65,9 @@ class TrainConfig:
     imitate: str = ""  #: a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none
     imitate_decisions: int = 200_000  #: teacher decisions recorded for the imitation warm start
     imitate_epochs: int = 4  #: passes over them
+    imitate_knock_weight: float = (
+        1.0  #: loss weight of decisions where knocking is legal (the teacher's key choice)
+    )
     total_timesteps: int = 1_000_000
     time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
@@ -134,6 +137,8 @@ class TrainConfig:
         for name in ("snapshot_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.imitate_knock_weight <= 0:
+            raise ValueError(f"imitate_knock_weight={self.imitate_knock_weight!r} must be positive")
         if self.time_limit < 0:
             raise ValueError(f"time_limit={self.time_limit!r} must be 0 (none) or more seconds")
         if self.eval_every < 0:
@@ -559,7 +564,11 @@ def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
     demos = demonstrations(config, progress=bar.update if bar else None)
     if bar:
         bar.close()
-    stats = pretrain(model, demos, config.imitate_epochs, seed=config.seed)
+    np.savez_compressed(config.run_dir / "demonstrations.tmp.npz", **vars(demos))
+    os.replace(config.run_dir / "demonstrations.tmp.npz", config.run_dir / "demonstrations.npz")
+    stats = pretrain(
+        model, demos, config.imitate_epochs, seed=config.seed, knock_weight=config.imitate_knock_weight
+    )
     print(
         f"imitation of {config.imitate}: {len(demos):,} decisions, {config.imitate_epochs} epochs, "
         f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from thirtyone_env.actions import KNOCK
 from thirtyone_env.views import player_view
 
 
@@ -83,10 +84,18 @@ def collect(
 
 
 def pretrain(
-    model: Any, demos: Demonstrations, epochs: int, batch_size: int = 1024, lr: float = 1e-3, seed: int = 0
+    model: Any,
+    demos: Demonstrations,
+    epochs: int,
+    batch_size: int = 1024,
+    lr: float = 1e-3,
+    seed: int = 0,
+    knock_weight: float = 1.0,
 ) -> dict[str, float]:
     """Fit ``model.policy`` (an SB3 maskable actor-critic on flat observations) to the
-    demonstrations; returns the last epoch's action accuracy and value loss."""
+    demonstrations; returns the last epoch's action accuracy and value loss.
+    ``knock_weight`` scales the action loss of decisions where knocking was legal (the
+    few choices where a teacher such as ``search`` differs from the expert)."""
     import torch as th
     import torch.nn.functional as F
 
@@ -109,7 +118,8 @@ def pretrain(
             latent_pi, latent_vf = policy.mlp_extractor(features)
             logits = policy.action_net(latent_pi).masked_fill(~mask, -1e8)
             values = policy.value_net(latent_vf).squeeze(-1)
-            loss_pi = F.cross_entropy(logits, target)
+            weight = 1.0 + (knock_weight - 1.0) * mask[:, KNOCK].float()
+            loss_pi = (F.cross_entropy(logits, target, reduction="none") * weight).sum() / weight.sum()
             loss_vf = F.mse_loss(values, returns)
             optimizer.zero_grad()
             (loss_pi + 0.5 * loss_vf).backward()

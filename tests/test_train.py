@@ -330,3 +330,18 @@ def test_train_runs_on_the_batched_env(tmp_path):
     rows = list(csv.DictReader((tmp_path / "vb" / "evaluations.csv").open()))
     assert [int(r["timesteps"]) for r in rows][0] == 0 and len(rows) >= 2
     assert (tmp_path / "vb" / "final_model.zip").exists()
+
+
+def test_the_demonstrations_are_kept_in_the_run_folder(tiny_run):
+    """The imitation data is saved (so other losses can be tried without collecting
+    again): every teacher action is legal under its recorded mask."""
+    run_dir = tiny_run[0]
+    with np.load(run_dir / "demonstrations.npz") as demos:
+        actions, masks = demos["actions"], demos["masks"]
+        assert len(actions) == 300 and demos["obs"].shape[0] == 300
+        assert masks[np.arange(300), actions].all()
+
+
+def test_knock_weight_must_be_positive(tmp_path):
+    done = run_train("--run-name", "kw", "--runs-dir", str(tmp_path), *TINY, "--imitate-knock-weight", "0")
+    assert done.returncode == 2 and "imitate_knock_weight=0.0 must be positive" in done.stderr
