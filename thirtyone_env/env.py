@@ -298,13 +298,9 @@ class ThirtyOneEnv(gym.Env):
         s = self.state
         legal = legal_actions(s)
         if a not in legal:
-            names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
-            message = f"illegal action {a} ({action_name(a)}); legal: {names}"
-            if self.illegal_action == "raise":
-                raise IllegalActionError(message)
-            self._done = True
+            rejected = self._reject(a, legal)
             info = self._info()
-            info["illegal_action"] = {"action": a, "legal": legal, "message": message}
+            info["illegal_action"] = rejected
             return self._observe(self.seat, self.obs_encoding), -1.0, True, False, info
         apply_action(s, a, self.np_random)
         reward, terminated, results = self._play_others()
@@ -315,18 +311,23 @@ class ThirtyOneEnv(gym.Env):
             self.render()
         return self._observe(self.seat, self.obs_encoding), reward, terminated, False, self._info(results)
 
+    def _reject(self, a: int, legal: list[int]) -> dict[str, Any]:
+        """An illegal action: raise (``illegal_action="raise"``) or end the episode and
+        return what ``info["illegal_action"]`` says of it."""
+        names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
+        message = f"illegal action {a} ({action_name(a)}); legal: {names}"
+        if self.illegal_action == "raise":
+            raise IllegalActionError(message)
+        self._done = True
+        return {"action": a, "legal": legal, "message": message}
+
     def _step_compiled(self, a: int) -> tuple[Any, float, bool, bool, dict]:
         game = self._compiled
         if not game.legal(a):
-            legal = [int(x) for x in np.flatnonzero(game.mask())]
-            names = ", ".join(f"{x} ({action_name(x)})" for x in legal)
-            message = f"illegal action {a} ({action_name(a)}); legal: {names}"
-            if self.illegal_action == "raise":
-                raise IllegalActionError(message)
-            self._done = True
+            rejected = self._reject(a, [int(x) for x in np.flatnonzero(game.mask())])
             info = game.info()
             info["action_mask"] = np.zeros(self.num_actions, dtype=np.int8)
-            info["illegal_action"] = {"action": a, "legal": legal, "message": message}
+            info["illegal_action"] = rejected
             return game.obs[0].copy(), -1.0, True, False, info
         obs, reward, done = game.step(a)
         self._done = done
