@@ -184,3 +184,30 @@ def test_compiled_single_env_passes_the_checkers_and_names_what_it_lacks():
         ThirtyOneEnv(4, obs_encoding="dict", backend="compiled")
     with pytest.raises(ValueError, match="backend='rust'"):
         ThirtyOneEnv(4, backend="rust")
+
+
+def test_compiled_generator_draws_exactly_as_numpy():
+    """batch_rng replays NumPy's PCG64: integers(k), permutation of a deck and of
+    range(m), raw draws, interleaved, on many seeds (the equivalence rests on it)."""
+    from gymnasium.utils import seeding
+
+    from thirtyone_env.batch_rng import integers, load_row, next_uint64, shuffle, state_row
+
+    for seed in range(60):
+        ref = seeding.np_random(seed)[0]
+        st = state_row(ref)[None, :].copy()
+        for rep in range(12):
+            k = 2 + (seed + rep) % 8
+            assert ref.integers(k) == integers(st, 0, k)
+            deck = np.arange(52)
+            x = deck.copy()
+            shuffle(st, 0, x, 52)
+            assert np.array_equal(ref.permutation(deck), x)
+            m = (seed * 7 + rep) % 40
+            y = np.arange(m)
+            shuffle(st, 0, y, m)
+            assert np.array_equal(ref.permutation(m), y)
+        assert ref.bit_generator.random_raw() == next_uint64(st, 0)
+        back = seeding.np_random(0)[0]
+        load_row(back, st[0])
+        assert back.integers(1 << 30) == ref.integers(1 << 30)
