@@ -2,10 +2,10 @@
 
 The same transitions as :mod:`thirtyone_env.engine` (the stock table, lives scoring),
 written as loops over plain arrays so numba compiles them: :mod:`thirtyone_env.vector`
-steps thousands of games in one call. Everything random stays outside: a kernel stops a
-game that needs a shuffle (a deal, a reshuffle of the discard pile) with a status, the
-caller draws the permutation from that game's own ``numpy.random.Generator`` exactly as
-the single env would, and the kernel goes on. So a batched game and a
+steps thousands of games in one call. Each game carries the state of its own NumPy
+generator (``rs``, see :mod:`thirtyone_env.batch_rng`) and draws from it exactly where
+and as the engine and the env do (the seat, the dealer, every deal and reshuffle, each
+random opponent's move). So a batched game and a
 :class:`~thirtyone_env.env.ThirtyOneEnv` with the same seed play the same cards.
 
 State layout (``N`` games, ``n`` seats): ``g[N, G_*]`` int32 scalars per game (column
