@@ -65,9 +65,8 @@ class TrainConfig:
     imitate: str = ""  #: a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none
     imitate_decisions: int = 200_000  #: teacher decisions recorded for the imitation warm start
     imitate_epochs: int = 4  #: passes over them
-    imitate_knock_weight: float = (
-        1.0  #: loss weight of decisions where knocking is legal (the teacher's key choice)
-    )
+    imitate_knock_weight: float = 1.0  #: loss weight of decisions where knocking is legal
+    imitate_from: str = ""  #: an earlier run's demonstrations.npz to fit ('' = collect)
     total_timesteps: int = 1_000_000
     time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
@@ -137,6 +136,8 @@ class TrainConfig:
         for name in ("snapshot_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.imitate_from and not self.imitate:
+            raise ValueError("imitate_from needs --imitate (the teacher the demonstrations came from)")
         if self.imitate_knock_weight <= 0:
             raise ValueError(f"imitate_knock_weight={self.imitate_knock_weight!r} must be positive")
         if self.time_limit < 0:
@@ -549,6 +550,18 @@ def demonstrations(config: TrainConfig, progress: Any = None) -> Any:
     return Demonstrations.concat(parts)
 
 
+def load_demonstrations(path: Path) -> Any:
+    """Demonstrations saved by an earlier run (``--imitate-from``); a missing or damaged
+    file is an error that names it."""
+    from agents.imitation import Demonstrations
+
+    try:
+        with np.load(path) as d:
+            return Demonstrations(d["obs"], d["masks"], d["actions"], d["returns"])
+    except (OSError, KeyError, ValueError) as e:
+        raise ValueError(f"cannot read demonstrations {path}: {type(e).__name__}: {e}") from None
+
+
 def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
     """The imitation warm start (see :mod:`agents.imitation`)."""
     from agents.imitation import pretrain
@@ -561,7 +574,10 @@ def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
             total=config.imitate_decisions, unit="decision", unit_scale=True, desc=f"imitate {config.imitate}"
         )
     t0 = time.perf_counter()
-    demos = demonstrations(config, progress=bar.update if bar else None)
+    if config.imitate_from:
+        demos = load_demonstrations(Path(config.imitate_from))
+    else:
+        demos = demonstrations(config, progress=bar.update if bar else None)
     if bar:
         bar.close()
     np.savez_compressed(config.run_dir / "demonstrations.tmp.npz", **vars(demos))

@@ -345,3 +345,18 @@ def test_the_demonstrations_are_kept_in_the_run_folder(tiny_run):
 def test_knock_weight_must_be_positive(tmp_path):
     done = run_train("--run-name", "kw", "--runs-dir", str(tmp_path), *TINY, "--imitate-knock-weight", "0")
     assert done.returncode == 2 and "imitate_knock_weight=0.0 must be positive" in done.stderr
+
+
+def test_imitation_can_refit_saved_demonstrations(tiny_run, tmp_path):
+    """``--imitate-from`` fits an earlier run's demonstrations (no collection); a
+    damaged file is named."""
+    source = tiny_run[0] / "demonstrations.npz"
+    args = [*TINY, "--imitate", "greedy", "--imitate-epochs", "1", "--imitate-knock-weight", "3"]
+    done = run_train("--run-name", "refit", "--runs-dir", str(tmp_path), *args, "--imitate-from", str(source))
+    assert done.returncode == 0, done.stderr
+    with np.load(source) as a, np.load(tmp_path / "refit" / "demonstrations.npz") as b:
+        assert np.array_equal(a["actions"], b["actions"])
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    done = run_train("--run-name", "refit2", "--runs-dir", str(tmp_path), *args, "--imitate-from", str(bad))
+    assert done.returncode == 2 and f"cannot read demonstrations {bad}" in done.stderr
