@@ -37,7 +37,7 @@ from thirtyone_env.batch_rng import ROW, state_row
 from thirtyone_env.cards import hand_table
 from thirtyone_env.encoding import ObsLayout, flat_space
 from thirtyone_env.engine import PHASE_NAMES
-from thirtyone_env.env import EPISODES, REWARDS, ThirtyOneEnv
+from thirtyone_env.env import EPISODES, REWARDS, ThirtyOneEnv, _choice
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.rules import Rules
 
@@ -89,14 +89,11 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         n = self.rules.check_num_players(num_players)
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
             raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{n - 1} or 'random'")
-        for name, value, allowed in (("episode", episode, EPISODES), ("reward", reward, REWARDS)):
-            if value not in allowed:
-                raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
         self.num_envs = num_envs
         self.num_players = n
         self.seat_option = seat
-        self.episode = episode
-        self.reward_kind = reward
+        self.episode = _choice("episode", episode, EPISODES)
+        self.reward_kind = _choice("reward", reward, REWARDS)
         self.layout = ObsLayout(n, self.rules)
         self.single_observation_space = flat_space(self.layout)
         self.single_action_space = spaces.Discrete(num_actions(self.rules))
