@@ -66,7 +66,9 @@ class TrainConfig:
     imitate_decisions: int = 200_000  #: teacher decisions recorded for the imitation warm start
     imitate_epochs: int = 4  #: passes over them
     imitate_knock_weight: float = 1.0  #: loss weight of decisions where knocking is legal
-    imitate_from: str = ""  #: an earlier run's demonstrations.npz to fit ('' = collect)
+    imitate_from: str = ""  #: demonstrations.npz files of earlier runs to fit, comma-separated ('' = collect)
+    imitate_behaviour: str = ""  #: a player spec that plays the moves while the teacher labels them (DAgger: the learner's model); '' = the teacher
+    imitate_knock_rollouts: int = 0  #: paired plays of KNOCK vs the teacher's move on the true position per knock decision, to learn the knock from its measured gain (0 = copy the teacher)
     total_timesteps: int = 1_000_000
     time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
@@ -112,7 +114,8 @@ class TrainConfig:
             raise ValueError("opponents is empty: name at least one player (or use --self-play 1)")
         if self.imitate and self.obs_encoding != "flat":
             raise ValueError("the imitation warm start trains the flat encoding: use --obs-encoding flat")
-        for spec in (*self.opponent_specs, *self.eval_specs, *([self.imitate] if self.imitate else [])):
+        teachers = [s for s in (self.imitate, self.imitate_behaviour) if s]
+        for spec in (*self.opponent_specs, *self.eval_specs, *teachers):
             agents.from_spec(spec)  # an unknown player or option raises here, with its name
         if self.vec_env == "batched" and self.obs_encoding != "flat":
             raise ValueError(
@@ -138,6 +141,12 @@ class TrainConfig:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
         if self.imitate_from and not self.imitate:
             raise ValueError("imitate_from needs --imitate (the teacher the demonstrations came from)")
+        if (self.imitate_behaviour or self.imitate_knock_rollouts) and not self.imitate:
+            raise ValueError("imitate_behaviour and imitate_knock_rollouts need --imitate (the teacher)")
+        if self.imitate_knock_rollouts < 0:
+            raise ValueError(
+                f"imitate_knock_rollouts={self.imitate_knock_rollouts!r} must be 0 (none) or more"
+            )
         if self.imitate_knock_weight <= 0:
             raise ValueError(f"imitate_knock_weight={self.imitate_knock_weight!r} must be positive")
         if self.time_limit < 0:
@@ -520,7 +529,16 @@ def _collect_chunk(job: tuple[TrainConfig, int, int]) -> Any:
 
     config, seed, size = job
     env = make_env_fn(config, -1)()
-    return collect(env, agents.from_spec(config.imitate), size, config.gamma, seed)
+    behaviour = agents.from_spec(config.imitate_behaviour) if config.imitate_behaviour else None
+    return collect(
+        env,
+        agents.from_spec(config.imitate),
+        size,
+        config.gamma,
+        seed,
+        behaviour=behaviour,
+        knock_rollouts=config.imitate_knock_rollouts,
+    )
 
 
 def demonstrations(config: TrainConfig, progress: Any = None) -> Any:
@@ -550,16 +568,18 @@ def demonstrations(config: TrainConfig, progress: Any = None) -> Any:
     return Demonstrations.concat(parts)
 
 
-def load_demonstrations(path: Path) -> Any:
-    """Demonstrations saved by an earlier run (``--imitate-from``); a missing or damaged
-    file is an error that names it."""
+def load_demonstrations(paths: str) -> Any:
+    """Demonstrations saved by earlier runs (``--imitate-from``, comma-separated files,
+    fitted together); a missing or damaged file is an error that names it."""
     from agents.imitation import Demonstrations
 
-    try:
-        with np.load(path) as d:
-            return Demonstrations(d["obs"], d["masks"], d["actions"], d["returns"])
-    except (OSError, KeyError, ValueError) as e:
-        raise ValueError(f"cannot read demonstrations {path}: {type(e).__name__}: {e}") from None
+    parts = []
+    for path in filter(None, (p.strip() for p in paths.split(","))):
+        try:
+            parts.append(Demonstrations.load(path))
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"cannot read demonstrations {path}: {type(e).__name__}: {e}") from None
+    return Demonstrations.concat(parts)
 
 
 def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
@@ -575,12 +595,12 @@ def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
         )
     t0 = time.perf_counter()
     if config.imitate_from:
-        demos = load_demonstrations(Path(config.imitate_from))
+        demos = load_demonstrations(config.imitate_from)
     else:
         demos = demonstrations(config, progress=bar.update if bar else None)
     if bar:
         bar.close()
-    np.savez_compressed(config.run_dir / "demonstrations.tmp.npz", **vars(demos))
+    np.savez_compressed(config.run_dir / "demonstrations.tmp.npz", **demos.arrays())
     os.replace(config.run_dir / "demonstrations.tmp.npz", config.run_dir / "demonstrations.npz")
     stats = pretrain(
         model, demos, config.imitate_epochs, seed=config.seed, knock_weight=config.imitate_knock_weight

@@ -7,6 +7,18 @@ and records what the learner would observe, the mask, the teacher's action and t
 discounted return that followed; :func:`pretrain` fits the policy to the actions
 (cross-entropy over the legal actions) and the value network to the returns (so PPO
 starts with a critic that matches its actor). PPO then improves on the teacher.
+
+The knock is where the expert is weakest and where copying a teacher's yes/no is
+noisiest, so ``collect`` can also *measure* it (``knock_rollouts``): on each turn
+where knocking is legal it plays KNOCK and the teacher's best other move on copies of
+the true position, with the table's real players on to the end of the round, and
+keeps the mean difference in lives (``knock_gain``). :func:`pretrain` then fits the
+knock as a cost-weighted choice (knock where the gain is positive, weighted by its
+size), whose optimum knocks exactly where the expected gain *given the observation*
+is positive: the hidden cards enter only through the outcomes, never the input, so
+the learner sees nothing it could not see at a table. ``behaviour`` lets another
+player (the learner itself: DAgger) choose the moves that are played while the teacher
+labels them, so the data covers the positions the learner reaches.
 """
 
 from __future__ import annotations
@@ -17,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.actions import KNOCK
+from thirtyone_env.engine import ROUND_OVER, GameState, apply_action, clone_state
+from thirtyone_env.match import policy_move
 from thirtyone_env.views import player_view
 
 
@@ -29,45 +43,149 @@ class Demonstrations:
     masks: np.ndarray  #: (N, actions) bool
     actions: np.ndarray  #: (N,) int64
     returns: np.ndarray  #: (N,) float32, discounted with ``gamma``
+    #: (N,) float32: measured lives gained by knocking rather than ``alternatives``
+    #: (NaN where not measured); ``None``: nothing measured
+    knock_gain: np.ndarray | None = None
+    alternatives: np.ndarray | None = None  #: (N,) int64: the teacher's best move other than KNOCK
+
+    FIELDS = ("obs", "masks", "actions", "returns", "knock_gain", "alternatives")
 
     def __len__(self) -> int:
         return len(self.actions)
 
+    def measured(self) -> tuple[np.ndarray, np.ndarray]:
+        """``knock_gain`` and ``alternatives`` filled for every row (NaN and the teacher's
+        action where nothing was measured)."""
+        if self.knock_gain is None or self.alternatives is None:
+            return np.full(len(self), np.nan, dtype=np.float32), self.actions
+        return self.knock_gain, self.alternatives
+
     @classmethod
     def concat(cls, parts: list[Demonstrations]) -> Demonstrations:
-        """The parts' decisions one after another (chunks collected in parallel)."""
-        return cls(
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "masks", "actions", "returns"))
-        )
+        """The parts' decisions one after another (chunks collected in parallel, or
+        files collected apart)."""
+        fixed = [
+            np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "masks", "actions", "returns")
+        ]
+        if all(p.knock_gain is None for p in parts):
+            return cls(*fixed)
+        gains, alternatives = zip(*(p.measured() for p in parts), strict=True)
+        return cls(*fixed, np.concatenate(gains), np.concatenate(alternatives))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The fields to save (``numpy.savez``), the unmeasured ones left out."""
+        return {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None}
+
+    @classmethod
+    def load(cls, path: Any) -> Demonstrations:
+        """Read what :meth:`arrays` saved (``KeyError``/``ValueError``/``OSError`` on a
+        damaged file)."""
+        with np.load(path) as d:
+            optional = [d[f] if f in d.files else None for f in ("knock_gain", "alternatives")]
+            return cls(d["obs"], d["masks"], d["actions"], d["returns"], *optional)
+
+
+def _seat_policy(env: Any, seat: int, me: int, teacher: Any) -> Any:
+    return teacher if seat == me else env.opponents[(seat - me) % env.num_players - 1]
+
+
+def _round_utility(
+    env: Any, start: GameState, action: int, teacher: Any, seed: int, elimination_penalty: float
+) -> float:
+    """Minus the lives ``action`` and what follows cost the agent this round (and
+    ``elimination_penalty`` more if that puts it out), played on a copy of the true
+    position: the teacher in the agent's seat, the env's opponents in theirs."""
+    s = clone_state(start)
+    me = env.seat
+    rng = np.random.default_rng(seed)
+    apply_action(s, action, rng)
+    while s.phase < ROUND_OVER:
+        policy = _seat_policy(env, s.current, me, teacher)
+        encoding = getattr(policy, "obs_encoding", env.obs_encoding)
+        policy_move(s, policy, encoding, env.obs_layout, rng, "rollout")
+    result = s.result
+    if result.gains:
+        return float(result.gains[me])
+    loss = float(result.losses[me])
+    return -loss - (elimination_penalty if loss and me in result.eliminated else 0.0)
+
+
+def knock_gain(
+    env: Any,
+    teacher: Any,
+    alternative: int,
+    rollouts: int,
+    rng: np.random.Generator,
+    elimination_penalty: float,
+) -> float:
+    """Mean utility of KNOCK minus that of ``alternative`` over ``rollouts`` paired
+    plays from the env's current (true) position (the same seed for both moves)."""
+    state = env.state
+    total = 0.0
+    for _ in range(rollouts):
+        seed = int(rng.integers(2**63))
+        total += _round_utility(env, state, KNOCK, teacher, seed, elimination_penalty)
+        total -= _round_utility(env, state, alternative, teacher, seed, elimination_penalty)
+    return total / rollouts
+
+
+def _move(player: Any, base: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+    encoding = getattr(player, "obs_encoding", "flat")
+    return int(player.act(player_view(base.state, base.seat) if encoding == "view" else obs, mask))
 
 
 def collect(
-    env: Any, teacher: Any, decisions: int, gamma: float, seed: int, progress: Any = None
+    env: Any,
+    teacher: Any,
+    decisions: int,
+    gamma: float,
+    seed: int,
+    progress: Any = None,
+    behaviour: Any = None,
+    knock_rollouts: int = 0,
+    elimination_penalty: float = 2.0,
 ) -> Demonstrations:
-    """Play ``teacher`` in the agent seat of ``env`` (a flat-encoding ``ThirtyOneEnv``)
-    until ``decisions`` decisions are recorded, finishing the last episode."""
+    """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
+    flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
+    finishing the last episode. ``behaviour`` (default: the teacher) plays the moves.
+    With ``knock_rollouts`` > 0, every decision where knocking is legal and nobody has
+    knocked gets a measured ``knock_gain`` (see the module doc)."""
     base = env.unwrapped
     size = base.observation_space.shape[0]
     obs_buf = np.zeros((decisions, size), dtype=np.float16)
     mask_buf = np.zeros((decisions, base.action_space.n), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
     ret_buf = np.zeros(decisions, dtype=np.float32)
+    gain_buf = np.full(decisions, np.nan, dtype=np.float32)
+    alt_buf = np.zeros(decisions, dtype=np.int64)
     rng = np.random.default_rng(seed)
-    teacher_reset = getattr(teacher, "reset", None)
+    players = [teacher] if behaviour is None else [teacher, behaviour]
     n = 0
     obs, info = env.reset(seed=seed)
     while n < decisions:
-        if callable(teacher_reset):
-            teacher_reset(rng)
+        for player in players:
+            if callable(getattr(player, "reset", None)):
+                player.reset(rng)
         start, rewards = n, []
         done = False
         while not done:
             mask = info["action_mask"]
-            encoding = getattr(teacher, "obs_encoding", "flat")
-            seen = player_view(base.state, base.seat) if encoding == "view" else obs
-            action = int(teacher.act(seen, mask))
+            action = _move(teacher, base, obs, mask)
             if n < decisions:
                 obs_buf[n], mask_buf[n], act_buf[n] = obs, mask.astype(bool), action
+                alt_buf[n] = action
+                if knock_rollouts and mask[KNOCK] and base.state.knocker < 0 and mask.sum() > 1:
+                    alternative = action
+                    if action == KNOCK:
+                        others = mask.copy()
+                        others[KNOCK] = 0
+                        alternative = _move(teacher, base, obs, others)
+                    alt_buf[n] = alternative
+                    gain_buf[n] = knock_gain(
+                        base, teacher, alternative, knock_rollouts, rng, elimination_penalty
+                    )
+            if behaviour is not None:
+                action = _move(behaviour, base, obs, mask)
             obs, reward, terminated, truncated, info = env.step(action)
             rewards.append(reward)
             n += 1
@@ -80,7 +198,9 @@ def collect(
             if start + k < decisions:
                 ret_buf[start + k] = g
         obs, info = env.reset()
-    return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf)
+    if not knock_rollouts:
+        return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf)
+    return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf, gain_buf, alt_buf)
 
 
 def pretrain(
@@ -94,8 +214,13 @@ def pretrain(
 ) -> dict[str, float]:
     """Fit ``model.policy`` (an SB3 maskable actor-critic on flat observations) to the
     demonstrations; returns the last epoch's action accuracy and value loss.
-    ``knock_weight`` scales the action loss of decisions where knocking was legal (the
-    few choices where a teacher such as ``search`` differs from the expert)."""
+
+    A decision with a measured ``knock_gain`` is two choices: whether to knock (a
+    logistic loss towards "knock" when the gain is positive, weighted by the gain's
+    size over its mean, times ``knock_weight``) and, if not, which other move (the
+    teacher's). Any other decision is a cross-entropy towards the teacher's action,
+    ``knock_weight`` times heavier where knocking was legal (the few choices where a
+    teacher such as ``search`` differs from the expert)."""
     import torch as th
     import torch.nn.functional as F
 
@@ -104,6 +229,11 @@ def pretrain(
     optimizer = th.optim.Adam(policy.parameters(), lr=lr)
     rng = np.random.default_rng(seed)
     n = len(demos)
+    gains, alternatives = demos.measured()
+    measured_all = np.isfinite(gains)
+    scale = float(np.abs(gains[measured_all]).mean()) if measured_all.any() else 1.0
+    knock_cost = np.where(measured_all, knock_weight * np.abs(np.nan_to_num(gains)) / max(scale, 1e-9), 0.0)
+    targets = np.where(measured_all & (np.nan_to_num(gains) > 0), KNOCK, alternatives)
     stats: dict[str, float] = {}
     for _ in range(epochs):
         order = rng.permutation(n)
@@ -112,18 +242,34 @@ def pretrain(
             idx = order[i : i + batch_size]
             obs = th.as_tensor(demos.obs[idx].astype(np.float32))
             mask = th.as_tensor(demos.masks[idx])
-            target = th.as_tensor(demos.actions[idx])
             returns = th.as_tensor(demos.returns[idx])
+            measured = th.as_tensor(measured_all[idx])
             features = policy.extract_features(obs)
             latent_pi, latent_vf = policy.mlp_extractor(features)
             logits = policy.action_net(latent_pi).masked_fill(~mask, -1e8)
             values = policy.value_net(latent_vf).squeeze(-1)
-            weight = 1.0 + (knock_weight - 1.0) * mask[:, KNOCK].float()
-            loss_pi = (F.cross_entropy(logits, target, reduction="none") * weight).sum() / weight.sum()
+            # imitation of the teacher's action
+            plain = th.as_tensor(demos.actions[idx])
+            weight = (1.0 + (knock_weight - 1.0) * mask[:, KNOCK].float()) * (~measured).float()
+            loss_pi = (F.cross_entropy(logits, plain, reduction="none") * weight).sum()
+            # measured knocks: knock or not (cost-weighted), then the teacher's other move
+            others = logits.clone()
+            others[:, KNOCK] = -1e8
+            lse_all = th.logsumexp(logits, -1)
+            lse_others = th.logsumexp(others, -1)
+            log_knock = logits[:, KNOCK] - lse_all
+            log_other = lse_others - lse_all
+            knock = th.as_tensor(targets[idx] == KNOCK).float()
+            cost = th.as_tensor(knock_cost[idx], dtype=th.float32)
+            loss_knock = -(knock * log_knock + (1.0 - knock) * log_other) * cost
+            loss_other = F.cross_entropy(others, th.as_tensor(alternatives[idx]), reduction="none")
+            loss_pi = loss_pi + ((loss_knock + loss_other) * measured.float()).sum()
+            loss_pi = loss_pi / (weight.sum() + measured.float().sum() * (1.0 + knock_weight))
             loss_vf = F.mse_loss(values, returns)
             optimizer.zero_grad()
             (loss_pi + 0.5 * loss_vf).backward()
             optimizer.step()
+            target = th.as_tensor(targets[idx])
             correct += float((logits.detach().argmax(-1) == target).sum())
             value_loss += float(loss_vf.detach()) * len(idx)
             total += len(idx)

@@ -360,3 +360,34 @@ def test_imitation_can_refit_saved_demonstrations(tiny_run, tmp_path):
     bad.write_bytes(b"not a zip")
     done = run_train("--run-name", "refit2", "--runs-dir", str(tmp_path), *args, "--imitate-from", str(bad))
     assert done.returncode == 2 and f"cannot read demonstrations {bad}" in done.stderr
+
+
+def test_measured_knocks_and_dagger_behaviour_from_the_command_line(tiny_run, tmp_path):
+    """``--imitate-knock-rollouts`` measures the knocks and keeps the gains with the
+    demonstrations; ``--imitate-behaviour`` names the player that moves; two saved
+    files are fitted together."""
+    args = [*TINY, "--imitate", "expert", "--imitate-epochs", "1", "--imitate-decisions", "300"]
+    done = run_train(
+        "--run-name", "dagger", "--runs-dir", str(tmp_path), *args,
+        "--imitate-behaviour", "greedy", "--imitate-knock-rollouts", "2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with np.load(tmp_path / "dagger" / "demonstrations.npz") as d:
+        assert len(d["actions"]) == 300 and np.isfinite(d["knock_gain"]).any()
+    both = f"{tmp_path / 'dagger' / 'demonstrations.npz'},{tiny_run[0] / 'demonstrations.npz'}"
+    done = run_train("--run-name", "both", "--runs-dir", str(tmp_path), *args, "--imitate-from", both)
+    assert done.returncode == 0, done.stderr
+    assert "imitation of expert: 600 decisions" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--imitate-knock-rollouts", "2"], "need --imitate"),
+        (["--imitate", "expert", "--imitate-knock-rollouts", "-1"], "imitate_knock_rollouts=-1 must be 0"),
+        (["--imitate", "expert", "--imitate-behaviour", "nobody"], "unknown player 'nobody'"),
+    ],
+)
+def test_imitation_options_are_checked(tmp_path, extra, message):
+    done = run_train("--run-name", "bad", "--runs-dir", str(tmp_path), *TINY, *extra)
+    assert done.returncode == 2 and message in done.stderr, done.stderr

@@ -1,0 +1,171 @@
+"""The imitation warm start: demonstrations with measured knocks, DAgger behaviour, and
+the cost-weighted knock loss."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.expert import ExpertPlayer
+from agents.imitation import Demonstrations, collect, knock_gain, pretrain
+from thirtyone_env import ThirtyOneEnv
+from thirtyone_env.actions import DRAW_STOCK, KNOCK
+from thirtyone_env.cards import parse_cards
+from thirtyone_env.engine import DRAW, from_position, legal_mask
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import player_view
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(opponents=("expert", "greedy", "expert")):
+    return ThirtyOneEnv(num_players=4, opponents=[agents.make(o) for o in opponents], seat="random")
+
+
+def _strong_known_opponent():
+    """Heads-up: the opponent took Kh, Qh and Jh from the pile (30, known). My 2c 3d
+    4h is a 4 that one card cannot lift past 30: knocking loses the knocker's two
+    lives, drawing loses one when the opponent knocks."""
+    rules = Rules.resolve("standard")
+    me, opp = parse_cards("2c 3d 4h"), parse_cards("Kh Qh Jh")
+    pile = parse_cards("5s 7s 8c 9d")
+    used = set(me + opp + pile)
+    stock = [c for c in rules.deck_cards if c not in used]
+    discards = [(0, opp[0]), (1, pile[1]), (0, opp[1]), (1, pile[2]), (0, opp[2]), (1, pile[3])]
+    return from_position(
+        rules,
+        hands=[me, opp],
+        stock=stock,
+        discard=pile,
+        current=0,
+        phase=DRAW,
+        dealer=1,
+        lives=[4, 4],
+        active=[True, True],
+        turns_played=6,
+        known=[0, sum(1 << c for c in opp)],
+        discards=discards,
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_knock_gain_is_measured_on_the_true_position(seed):
+    """Knocking a 4 against a known 30 costs exactly one life more than drawing, in
+    every play-out."""
+    env = ThirtyOneEnv(num_players=2, opponents=ExpertPlayer(), seat=0)
+    env.reset(seed=seed)
+    env.state = _strong_known_opponent()
+    teacher = ExpertPlayer()
+    mask = legal_mask(env.state)
+    assert mask[KNOCK]
+    others = mask.copy()
+    others[KNOCK] = 0
+    alternative = teacher.act(player_view(env.state, 0), others)
+    assert alternative != KNOCK and mask[alternative]
+    gain = knock_gain(env, teacher, alternative, 4, np.random.default_rng(seed), elimination_penalty=2.0)
+    assert gain == -1.0
+    assert env.state.phase == DRAW and env.state.current == 0  # the real game did not move
+
+
+def test_measuring_knocks_plays_copies_and_leaves_the_game_alone():
+    """The same deals and the same teacher moves with and without measured knocks; the
+    gains sit exactly on the decisions where knocking was a choice, with a legal move
+    other than the knock beside each."""
+    plain = collect(_env(), ExpertPlayer(), 600, 0.99, seed=3)
+    measured = collect(_env(), ExpertPlayer(), 600, 0.99, seed=3, knock_rollouts=2)
+    for field in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(plain, field), getattr(measured, field))
+    assert plain.knock_gain is None
+    gains, alternatives = measured.measured()
+    where = np.isfinite(gains)
+    choice = measured.masks[:, KNOCK] & (measured.masks.sum(1) > 1)
+    assert where.any() and not (where & ~choice).any()
+    assert measured.masks[np.arange(600), alternatives].all()
+    assert (alternatives[where] != KNOCK).all()
+    assert (gains[where] != 0).any()
+
+
+class _Recording:
+    """A player that remembers what it answered."""
+
+    def __init__(self, player):
+        self.player, self.answers = player, []
+        self.obs_encoding = getattr(player, "obs_encoding", "view")
+
+    def reset(self, rng):
+        if hasattr(self.player, "reset"):
+            self.player.reset(rng)
+
+    def act(self, observation, mask):
+        self.answers.append(int(self.player.act(observation, mask)))
+        return self.answers[-1]
+
+
+def test_behaviour_plays_the_moves_and_the_teacher_labels_them():
+    """DAgger: the random player's moves are played (the positions differ from the
+    teacher's own games), and every label is what the teacher answered there."""
+    teacher, behaviour = _Recording(ExpertPlayer()), _Recording(agents.make("random"))
+    demos = collect(_env(), teacher, 400, 0.99, seed=5, behaviour=behaviour)
+    own = collect(_env(), ExpertPlayer(), 400, 0.99, seed=5)
+    assert not np.array_equal(demos.obs, own.obs)
+    assert demos.actions.tolist() == teacher.answers[:400]
+    assert len(behaviour.answers) == len(teacher.answers)
+    assert behaviour.answers != teacher.answers
+    assert demos.masks[np.arange(400), demos.actions].all()
+
+
+def _synthetic(seed: int = 0) -> tuple[Demonstrations, np.ndarray]:
+    """Three kinds of knock decision, told apart by one input: knocking always gains
+    (A), always loses (B), or mostly loses a little and sometimes gains a lot (C: on
+    average it gains)."""
+    rng = np.random.default_rng(seed)
+    env = _env()
+    size, actions = env.observation_space.shape[0], env.action_space.n
+    kinds = np.repeat(np.arange(3), 600)
+    obs = np.zeros((kinds.size, size), dtype=np.float16)
+    obs[np.arange(kinds.size), kinds] = 1.0
+    masks = np.zeros((kinds.size, actions), dtype=bool)
+    masks[:, [KNOCK, DRAW_STOCK, 1]] = True
+    gains = np.where(kinds == 0, 1.0, -1.0).astype(np.float32)
+    lucky = rng.random(kinds.size) < 0.3
+    gains[kinds == 2] = np.where(lucky[kinds == 2], 2.0, -0.5)  # mean +0.25, but mostly a loss
+    alternatives = np.full(kinds.size, DRAW_STOCK)
+    demos = Demonstrations(
+        obs, masks, alternatives.copy(), np.zeros(kinds.size, np.float32), gains, alternatives
+    )
+    return demos, obs[[0, 600, 1200]]
+
+
+def test_pretrain_knocks_where_the_measured_gain_is_positive_on_average():
+    """The knock is a cost-weighted choice: it follows the mean gain (kind C knocks
+    though most of its outcomes were losses), and the move instead of a knock is the
+    teacher's."""
+    sys.path.insert(0, str(ROOT))
+    import train
+    from agents.ppo import NumpyPolicy
+
+    config = train.TrainConfig(net_arch="32,32", opponents="expert", n_envs=1, vec_env="dummy")
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    model = train.build_model(config, DummyVecEnv([train.make_env_fn(config, 0)]))
+    demos, probes = _synthetic()
+    pretrain(model, demos, epochs=30, batch_size=256, lr=3e-3)
+    policy = NumpyPolicy.from_sb3(model.policy)
+    mask = demos.masks[0]
+    choices = [int(np.argmax(np.where(mask, policy.logits(p.astype(np.float32)), -1e9))) for p in probes]
+    assert choices == [KNOCK, DRAW_STOCK, KNOCK]
+
+
+def test_saved_demonstrations_round_trip_and_concatenate(tmp_path):
+    measured = collect(_env(), ExpertPlayer(), 300, 0.99, seed=1, knock_rollouts=1)
+    plain = collect(_env(), ExpertPlayer(), 200, 0.99, seed=2)
+    np.savez(tmp_path / "m.npz", **measured.arrays())
+    np.savez(tmp_path / "p.npz", **plain.arrays())
+    loaded = Demonstrations.load(tmp_path / "m.npz")
+    assert np.array_equal(loaded.knock_gain, measured.knock_gain, equal_nan=True)
+    assert Demonstrations.load(tmp_path / "p.npz").knock_gain is None
+    both = Demonstrations.concat([loaded, Demonstrations.load(tmp_path / "p.npz")])
+    assert len(both) == 500
+    assert np.isnan(both.knock_gain[300:]).all() and np.array_equal(both.alternatives[300:], plain.actions)
