@@ -3,9 +3,9 @@
     python evaluate.py --players search expert greedy random --games 20000 \\
         --rules standard --workers 2 --seed 0
 
-Prints per-player statistics with 95% confidence intervals, paired win-rate
-differences and an OpenSkill leaderboard, and writes ``results.json``, ``games.csv``
-and PNG plots to the results folder (``--out``). A player is a registry name with
+Prints per-player statistics with 95% confidence intervals, paired differences in
+win rate and in lives lost per round, and an OpenSkill leaderboard, and writes
+``results.json``, ``games.csv`` and PNG plots to the results folder (``--out``). A player is a registry name with
 optional options: ``greedy:knock_at=27``, ``search:worlds=64``.
 """
 

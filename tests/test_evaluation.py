@@ -19,6 +19,7 @@ from thirtyone_env.evaluation import (
     mean_ci,
     paired_difference,
     paired_differences,
+    paired_lives_difference,
     ratings,
     ratio_ci,
     run_tournament,
@@ -141,6 +142,11 @@ def test_summarize_and_pairing_on_handmade_games():
     assert s["a"]["knock_value"][0] == 23.0 and s["b"]["knock_rate"][0] == 0.0
     diff, lo, hi = paired_difference(config, games, 0, 1)
     assert diff == 0.5  # deal 0: +1, deal 1: 0
+    lives_diff, lo, hi = paired_lives_difference(config, games, 0, 1)
+    assert lives_diff == pytest.approx(0.25 - 1.0)  # a loses 1 life in 4 rounds, b 4
+    assert lo <= lives_diff <= hi
+    row = paired_differences(config, games)[0]
+    assert (row["lives_diff"], row["lives_low"], row["lives_high"]) == (lives_diff, lo, hi)
     board = ratings(config, games)
     assert board[0]["label"] == "a" and board[0]["ordinal"] > board[1]["ordinal"]
 

@@ -313,6 +313,23 @@ def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
     return r, r - 1.96 * se, r + 1.96 * se
 
 
+def ratio_difference_ci(
+    num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray
+) -> tuple[float, float, float]:
+    """Difference of two ratios of sums measured on the same clusters (paired), with a
+    95% interval by the delta method."""
+    xa, ya, xb, yb = (np.asarray(v, dtype=float) for v in (num_a, den_a, num_b, den_b))
+    m = xa.size
+    if m == 0 or ya.sum() == 0 or yb.sum() == 0:
+        return float("nan"), float("nan"), float("nan")
+    ra, rb = float(xa.sum() / ya.sum()), float(xb.sum() / yb.sum())
+    if m < 2:
+        return ra - rb, float("nan"), float("nan")
+    z = (xa - ra * ya) / ya.mean() - (xb - rb * yb) / yb.mean()
+    se = math.sqrt(float((z**2).sum()) / (m * (m - 1)))
+    return ra - rb, ra - rb - 1.96 * se, ra - rb + 1.96 * se
+
+
 #: The per-player statistics of :func:`summarize`, in table order: key -> (title, kind).
 STATS = {
     "win_rate": "win rate",
@@ -377,23 +394,41 @@ def summarize(config: TournamentConfig, games: list[GameOutcome]) -> dict[str, d
 
 
 def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:
-    """:func:`paired_difference` for every pair of players, in table order; where a
-    spec sits at more than one seat, also every pair of distinct specs with their
-    seats pooled (label ``"search (2 seats)"``): the sharper test of a head-to-head."""
+    """:func:`paired_difference` (wins: ``diff``, ``low``, ``high``) and
+    :func:`paired_lives_difference` (``lives_diff``, ``lives_low``, ``lives_high``) for
+    every pair of players, in table order; where a spec sits at more than one seat,
+    also every pair of distinct specs with their seats pooled (label
+    ``"search (2 seats)"``): the sharper test of a head-to-head."""
     labels = player_labels(config)
-    out = []
-    for a in range(config.num_players):
-        for b in range(a + 1, config.num_players):
-            diff, low, high = paired_difference(config, games, a, b)
-            out.append({"a": labels[a], "b": labels[b], "diff": diff, "low": low, "high": high})
+    lives = lives_by_deal(config, games)
+    pairs: list[tuple[str, str, Any, Any]] = [
+        (labels[a], labels[b], a, b)
+        for a in range(config.num_players)
+        for b in range(a + 1, config.num_players)
+    ]
     specs = list(dict.fromkeys(config.players))
     if len(specs) < config.num_players:
         seats = {p: [i for i, q in enumerate(config.players) if q == p] for p in specs}
         for i, a in enumerate(specs):
             for b in specs[i + 1 :]:
-                diff, low, high = paired_difference(config, games, seats[a], seats[b])
                 la, lb = (f"{p} ({len(seats[p])} seat{'s' if len(seats[p]) > 1 else ''})" for p in (a, b))
-                out.append({"a": la, "b": lb, "diff": diff, "low": low, "high": high})
+                pairs.append((la, lb, seats[a], seats[b]))
+    out = []
+    for la, lb, a, b in pairs:
+        diff, low, high = paired_difference(config, games, a, b)
+        lives_diff, lives_low, lives_high = paired_lives_difference(config, games, a, b, lives)
+        out.append(
+            {
+                "a": la,
+                "b": lb,
+                "diff": diff,
+                "low": low,
+                "high": high,
+                "lives_diff": lives_diff,
+                "lives_low": lives_low,
+                "lives_high": lives_high,
+            }
+        )
     return out
 
 
@@ -414,6 +449,35 @@ def paired_difference(
         diff[g.deal] -= sum(g.wins[i] for i in group_b) / len(group_b)
         count[g.deal] += 1
     return mean_ci(diff / np.maximum(count, 1))
+
+
+def lives_by_deal(config: TournamentConfig, games: list[GameOutcome]) -> tuple[np.ndarray, np.ndarray]:
+    """Lives lost and rounds played, per deal set and player: ``(deals, players)`` each."""
+    lost = np.zeros((config.deal_sets, config.num_players))
+    rounds = np.zeros_like(lost)
+    for g in games:
+        for row in g.rows:
+            rounds[row[1], row[4]] += 1
+            lost[row[1], row[4]] += row[7]
+    return lost, rounds
+
+
+def paired_lives_difference(
+    config: TournamentConfig,
+    games: list[GameOutcome],
+    a: int | Sequence[int],
+    b: int | Sequence[int],
+    lives: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[float, float, float]:
+    """Lives lost per round of player ``a`` minus player ``b`` (groups: their seats'
+    rounds pooled) with a 95% interval, paired by deal set; negative: ``a`` loses
+    fewer. ``lives``: :func:`lives_by_deal`, when already counted."""
+    lost, rounds = lives if lives is not None else lives_by_deal(config, games)
+    group_a = [a] if isinstance(a, int) else list(a)
+    group_b = [b] if isinstance(b, int) else list(b)
+    return ratio_difference_ci(
+        lost[:, group_a].sum(1), rounds[:, group_a].sum(1), lost[:, group_b].sum(1), rounds[:, group_b].sum(1)
+    )
 
 
 def ratings(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Tournament output: the terminal table (rich) and the results folder.
 
 The folder holds ``results.json`` (configuration, per-player statistics with 95%
-intervals, paired win-rate differences, OpenSkill leaderboard), ``games.csv`` (one row
-per round per player) and three PNG plots. It is written into a temporary sibling
+intervals, paired differences in win rate and lives per round, OpenSkill leaderboard),
+``games.csv`` (one row per round per player) and three PNG plots. It is written into a temporary sibling
 folder and renamed into place, so a reader never sees half a result.
 
 Needs the ``eval`` extra: rich, matplotlib, openskill.
@@ -178,6 +178,11 @@ def _fmt(stat: list[float], pct: bool) -> str:
 PERCENT_STATS = {"win_rate", "rounds_lost", "knock_success"}
 
 
+def _star(low: float, high: float) -> str:
+    """``*`` where a 95% interval excludes 0."""
+    return "*" if low > 0 or high < 0 else ""
+
+
 def print_report(
     config: TournamentConfig, summary: dict[str, Any], extra: dict[str, Any], console: Any = None
 ) -> None:
@@ -195,12 +200,18 @@ def print_report(
         table.add_row(title, *(_fmt(summary[p][key], key in PERCENT_STATS) for p in labels))
     console.print(table)
 
-    diffs = Table(title="Paired win-rate differences (same deals; * = significant at 95%)")
-    for col in ("player", "vs", "difference", "95% CI", ""):
+    diffs = Table(title="Paired differences, row minus column player (same deals; * = 95% CI excludes 0)")
+    for col in ("player", "vs"):
         diffs.add_column(col)
+    for col in ("wins [95% CI, points]", "", "lives/round [95% CI]", ""):
+        diffs.add_column(col, no_wrap=True)
     for d in extra.get("paired_differences", []):
-        sig = "*" if d["low"] > 0 or d["high"] < 0 else ""
-        diffs.add_row(d["a"], d["b"], f"{d['diff']:+.1%}", f"[{d['low']:+.1%}, {d['high']:+.1%}]", sig)
+        low, high = d["low"], d["high"]
+        row = [d["a"], d["b"], f"{d['diff']:+.1%} [{100 * low:+.1f}, {100 * high:+.1f}]", _star(low, high)]
+        if "lives_diff" in d:
+            low, high = d["lives_low"], d["lives_high"]
+            row += [f"{d['lives_diff']:+.3f} [{low:+.3f}, {high:+.3f}]", _star(low, high)]
+        diffs.add_row(*row)
     console.print(diffs)
 
     board = Table(title="OpenSkill leaderboard (Plackett-Luce, by finishing place)")
