@@ -5,8 +5,9 @@
 
 Prints per-player statistics with 95% confidence intervals, paired differences in
 win rate and in lives lost per round, and an OpenSkill leaderboard, and writes
-``results.json``, ``games.csv`` and PNG plots to the results folder (``--out``). A player is a registry name with
-optional options: ``greedy:knock_at=27``, ``search:worlds=64``.
+``results.json``, ``games.csv`` and PNG plots to the results folder (``--out``). A
+player is a registry name with optional options: ``greedy:knock_at=27``,
+``search:worlds=64``.
 """
 
 from __future__ import annotations

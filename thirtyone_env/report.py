@@ -2,8 +2,8 @@
 
 The folder holds ``results.json`` (configuration, per-player statistics with 95%
 intervals, paired differences in win rate and lives per round, OpenSkill leaderboard),
-``games.csv`` (one row per round per player) and three PNG plots. It is written into a temporary sibling
-folder and renamed into place, so a reader never sees half a result.
+``games.csv`` (one row per round per player) and three PNG plots. It is written into a
+temporary sibling folder and renamed into place, so a reader never sees half a result.
 
 Needs the ``eval`` extra: rich, matplotlib, openskill.
 """
