@@ -69,6 +69,7 @@ class TrainConfig:
     imitate_from: str = ""  #: demonstrations.npz files of earlier runs to fit, comma-separated ('' = collect)
     imitate_behaviour: str = ""  #: a player spec that plays the moves while the teacher labels them (DAgger: the learner's model); '' = the teacher
     imitate_knock_rollouts: int = 0  #: paired plays of KNOCK vs the teacher's move on the true position per knock decision, to learn the knock from its measured gain (0 = copy the teacher)
+    imitate_continuation: str = "teacher"  #: who plays on in the agent's seat there: teacher or behaviour
     total_timesteps: int = 1_000_000
     time_limit: float = 0.0  #: stop after this many seconds of PPO (0: no limit); the run can be resumed
     n_envs: int = 8
@@ -103,6 +104,7 @@ class TrainConfig:
             ("obs_encoding", self.obs_encoding, ENCODINGS),
             ("vec_env", self.vec_env, VEC_ENVS),
             ("activation", self.activation, ACTIVATIONS),
+            ("imitate_continuation", self.imitate_continuation, ("teacher", "behaviour")),
         ):
             if value not in allowed:
                 raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
@@ -143,6 +145,10 @@ class TrainConfig:
             raise ValueError("imitate_from needs --imitate (the teacher the demonstrations came from)")
         if (self.imitate_behaviour or self.imitate_knock_rollouts) and not self.imitate:
             raise ValueError("imitate_behaviour and imitate_knock_rollouts need --imitate (the teacher)")
+        if self.imitate_continuation == "behaviour" and not self.imitate_behaviour:
+            raise ValueError(
+                "imitate_continuation='behaviour' needs --imitate-behaviour (the player who plays on)"
+            )
         if self.imitate_knock_rollouts < 0:
             raise ValueError(
                 f"imitate_knock_rollouts={self.imitate_knock_rollouts!r} must be 0 (none) or more"
@@ -538,6 +544,7 @@ def _collect_chunk(job: tuple[TrainConfig, int, int]) -> Any:
         seed,
         behaviour=behaviour,
         knock_rollouts=config.imitate_knock_rollouts,
+        continuation=config.imitate_continuation,
     )
 
 

@@ -144,12 +144,20 @@ def collect(
     behaviour: Any = None,
     knock_rollouts: int = 0,
     elimination_penalty: float = 2.0,
+    continuation: str = "teacher",
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
     flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
     finishing the last episode. ``behaviour`` (default: the teacher) plays the moves.
     With ``knock_rollouts`` > 0, every decision where knocking is legal and nobody has
-    knocked gets a measured ``knock_gain`` (see the module doc)."""
+    knocked gets a measured ``knock_gain`` (see the module doc), the agent's seat played
+    on by the teacher or, with ``continuation="behaviour"``, by the behaviour player
+    (the gain of knocking now over playing on as that player would)."""
+    if continuation not in ("teacher", "behaviour"):
+        raise ValueError(
+            f"continuation={continuation!r} is not allowed; allowed values: ['teacher', 'behaviour']"
+        )
+    follower = behaviour if continuation == "behaviour" and behaviour is not None else teacher
     base = env.unwrapped
     size = base.observation_space.shape[0]
     obs_buf = np.zeros((decisions, size), dtype=np.float16)
@@ -182,7 +190,7 @@ def collect(
                         alternative = _move(teacher, base, obs, others)
                     alt_buf[n] = alternative
                     gain_buf[n] = knock_gain(
-                        base, teacher, alternative, knock_rollouts, rng, elimination_penalty
+                        base, follower, alternative, knock_rollouts, rng, elimination_penalty
                     )
             if behaviour is not None:
                 action = _move(behaviour, base, obs, mask)

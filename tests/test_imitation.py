@@ -103,6 +103,28 @@ class _Recording:
         return self.answers[-1]
 
 
+def test_the_behaviour_player_can_play_on_in_the_measured_knocks():
+    """``continuation="behaviour"`` values the knock against playing on as the
+    behaviour player would: the same positions and labels, other gains."""
+    greedy = agents.make("greedy")
+    by_teacher = collect(_env(), ExpertPlayer(), 400, 0.99, seed=4, behaviour=greedy, knock_rollouts=2)
+    by_behaviour = collect(
+        _env(),
+        ExpertPlayer(),
+        400,
+        0.99,
+        seed=4,
+        behaviour=greedy,
+        knock_rollouts=2,
+        continuation="behaviour",
+    )
+    assert np.array_equal(by_teacher.obs, by_behaviour.obs)
+    assert np.array_equal(by_teacher.actions, by_behaviour.actions)
+    assert not np.array_equal(by_teacher.knock_gain, by_behaviour.knock_gain, equal_nan=True)
+    with pytest.raises(ValueError, match="continuation='me' is not allowed"):
+        collect(_env(), ExpertPlayer(), 10, 0.99, seed=4, continuation="me")
+
+
 def test_behaviour_plays_the_moves_and_the_teacher_labels_them():
     """DAgger: the random player's moves are played (the positions differ from the
     teacher's own games), and every label is what the teacher answered there."""

@@ -386,6 +386,8 @@ def test_measured_knocks_and_dagger_behaviour_from_the_command_line(tiny_run, tm
         (["--imitate-knock-rollouts", "2"], "need --imitate"),
         (["--imitate", "expert", "--imitate-knock-rollouts", "-1"], "imitate_knock_rollouts=-1 must be 0"),
         (["--imitate", "expert", "--imitate-behaviour", "nobody"], "unknown player 'nobody'"),
+        (["--imitate", "expert", "--imitate-continuation", "behaviour"], "needs --imitate-behaviour"),
+        (["--imitate", "expert", "--imitate-continuation", "me"], "imitate_continuation='me' is not allowed"),
     ],
 )
 def test_imitation_options_are_checked(tmp_path, extra, message):
