@@ -6,15 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import heads_up_known
 
 import agents
 from agents.expert import ExpertPlayer
 from agents.imitation import Demonstrations, collect, knock_gain, pretrain
 from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.actions import DRAW_STOCK, KNOCK
-from thirtyone_env.cards import parse_cards
-from thirtyone_env.engine import DRAW, from_position, legal_mask
-from thirtyone_env.rules import Rules
+from thirtyone_env.engine import DRAW, legal_mask
 from thirtyone_env.views import player_view
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,26 +27,7 @@ def _strong_known_opponent():
     """Heads-up: the opponent took Kh, Qh and Jh from the pile (30, known). My 2c 3d
     4h is a 4 that one card cannot lift past 30: knocking loses the knocker's two
     lives, drawing loses one when the opponent knocks."""
-    rules = Rules.resolve("standard")
-    me, opp = parse_cards("2c 3d 4h"), parse_cards("Kh Qh Jh")
-    pile = parse_cards("5s 7s 8c 9d")
-    used = set(me + opp + pile)
-    stock = [c for c in rules.deck_cards if c not in used]
-    discards = [(0, opp[0]), (1, pile[1]), (0, opp[1]), (1, pile[2]), (0, opp[2]), (1, pile[3])]
-    return from_position(
-        rules,
-        hands=[me, opp],
-        stock=stock,
-        discard=pile,
-        current=0,
-        phase=DRAW,
-        dealer=1,
-        lives=[4, 4],
-        active=[True, True],
-        turns_played=6,
-        known=[0, sum(1 << c for c in opp)],
-        discards=discards,
-    )
+    return heads_up_known("2c 3d 4h", "Kh Qh Jh", lives=4)
 
 
 @pytest.mark.parametrize("seed", range(3))

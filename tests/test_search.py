@@ -3,22 +3,19 @@ a knock it finds that the expert's model misses."""
 
 import numpy as np
 import pytest
+from positions import heads_up_known
 
 import agents
 from agents.expert import ExpertPlayer
 from agents.search import SearchPlayer
 from thirtyone_env.actions import DRAW_STOCK, KNOCK
-from thirtyone_env.cards import parse_cards
 from thirtyone_env.engine import (
-    DRAW,
     apply_action,
     card_locations,
-    from_position,
     legal_actions,
     legal_mask,
     new_game,
 )
-from thirtyone_env.rules import Rules
 from thirtyone_env.views import player_view
 
 
@@ -89,26 +86,7 @@ def test_search_without_confidence_to_depart_plays_the_expert():
 def _known_weak_opponent():
     """Heads-up: the opponent took 2c, 3d and 4h from the pile and still holds them
     (a 4; one more card makes 15 at most). My Kh 6h 3s is 16: a knock cannot lose."""
-    rules = Rules.resolve("standard")
-    me, opp = parse_cards("Kh 6h 3s"), parse_cards("2c 3d 4h")
-    pile = parse_cards("5s 7s 8c 9d")
-    used = set(me + opp + pile)
-    stock = [c for c in rules.deck_cards if c not in used]
-    discards = [(0, opp[0]), (1, pile[1]), (0, opp[1]), (1, pile[2]), (0, opp[2]), (1, pile[3])]
-    return from_position(
-        rules,
-        hands=[me, opp],
-        stock=stock,
-        discard=pile,
-        current=0,
-        phase=DRAW,
-        dealer=1,
-        lives=[3, 3],
-        active=[True, True],
-        turns_played=6,
-        known=[0, sum(1 << c for c in opp)],
-        discards=discards,
-    )
+    return heads_up_known("Kh 6h 3s", "2c 3d 4h", lives=3)
 
 
 @pytest.mark.parametrize("seed", range(4))
