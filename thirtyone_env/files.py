@@ -1,0 +1,176 @@
+"""Writing results safely: atomic files, destination probes and run locks.
+
+Every writer of the project (run folders, results, records, models, logs) goes
+through here so that
+
+- a reader or a crash never sees half a file (:func:`atomic_write` writes a temporary
+  file beside the target, fsyncs it and renames it over the target);
+- a file keeps the permissions any new file of the user gets (the umask), not the
+  0600 of :func:`tempfile.mkstemp`, so colleagues on a shared machine can read results;
+- a destination is probed before the long work starts (:func:`check_writable_dir`,
+  :func:`check_new_file`), so a typo costs a second, not a tournament;
+- two runs never write one folder at once (:class:`FolderLock`: an exclusive
+  ``flock`` held for the run's duration, released by the kernel even on a crash).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+from types import TracebackType
+
+#: Longest file name most file systems take (bytes).
+NAME_MAX = 255
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where the OS allows)."""
+    try:  # Linux: /proc says it without a race
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """Permissions a new regular file gets under the current umask."""
+    return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    """Permissions a new folder gets under the current umask."""
+    return 0o777 & ~_umask()
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` atomically with the user's umask; returns the path.
+
+    The parent folder is created if needed. The temporary file lies beside the target
+    (same file system, so the rename is atomic) and is removed if anything fails.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def make_dir(path: str | os.PathLike) -> Path:
+    """Create a folder (and its parents) with the user's umask; ``ValueError`` names
+    the path when it cannot be made (a file in the way, no permission)."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ValueError(f"{path} cannot be a folder: a file of that name is in the way") from None
+    except OSError as e:
+        raise ValueError(f"cannot create folder {path}: {e.strerror or e}") from None
+    return path
+
+
+def check_name(name: str, what: str) -> None:
+    """``ValueError`` unless ``name`` is one path component a file system takes."""
+    if name in ("", ".", "..") or "/" in name or "\0" in name:
+        raise ValueError(f"{what} {name!r} is not a file or folder name")
+    if len(name.encode()) > NAME_MAX:
+        raise ValueError(f"{what} is {len(name.encode())} bytes long; file names take at most {NAME_MAX}")
+
+
+def check_writable_dir(path: str | os.PathLike, what: str = "folder") -> Path:
+    """``ValueError`` unless files can be written in ``path`` (a folder, or a place one
+    can be created): the nearest existing ancestor must be a writable folder and no
+    component a file. Creates nothing; every component's length is checked."""
+    path = Path(path)
+    for part in path.parts:
+        if part not in ("/", "..", ".") and len(part.encode()) > NAME_MAX:
+            raise ValueError(f"{what} {path}: the name {part[:40]!r}... is longer than {NAME_MAX} bytes")
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise ValueError(f"{what} {path}: {probe} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {path}: {probe} is not writable")
+    return path
+
+
+def check_new_file(path: str | os.PathLike, what: str = "file") -> Path:
+    """``ValueError`` unless ``path`` names a file that does not exist yet in a place
+    where it can be written (never replace a file the program did not write)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder; give a file name")
+    if path.exists() or path.is_symlink():
+        raise ValueError(f"{what} {path} exists: refusing to replace it (give a new name)")
+    check_name(path.name, what)
+    check_writable_dir(path.parent if str(path.parent) else ".", f"{what} {path}:")
+    return path
+
+
+class FolderLock:
+    """An exclusive lock on a folder for the duration of a run.
+
+    ``with FolderLock(folder, "run"):`` creates ``folder/.lock`` and holds an ``flock``
+    on it; a second holder (another process) gets ``ValueError`` at once, naming the
+    folder. The kernel drops the lock when the process ends, however it ends, so a
+    crashed run never leaves a stale lock. The lock file itself stays (it is empty).
+    """
+
+    NAME = ".lock"
+
+    def __init__(self, folder: str | os.PathLike, what: str = "folder") -> None:
+        self.folder = Path(folder)
+        self.what = what
+        self._fd: int | None = None
+
+    def acquire(self) -> FolderLock:
+        import fcntl
+
+        make_dir(self.folder)
+        fd = os.open(self.folder / self.NAME, os.O_RDWR | os.O_CREAT, file_mode())
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            os.close(fd)
+            if e.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise ValueError(
+                    f"{self.what} {self.folder} is in use by another running process: "
+                    "wait for it to finish or pick another folder"
+                ) from None
+            raise
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+    def __enter__(self) -> FolderLock:
+        return self.acquire()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
