@@ -14,14 +14,16 @@ log scale) atomically.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from thirtyone_env.files import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = (
@@ -108,11 +110,10 @@ def plot(results: dict[str, dict], path: Path) -> None:
     for y, r in enumerate(rates):
         ax.text(r, y, f" {r:,.0f}", va="center", fontsize=8)
     fig.tight_layout()
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".png", delete=False) as f:
-        tmp = Path(f.name)
-    fig.savefig(tmp, dpi=120)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
-    os.replace(tmp, path)
+    atomic_write(path, buf.getvalue())
 
 
 def main() -> None:
@@ -134,13 +135,11 @@ def main() -> None:
     print()
     print(table(results))
     out_dir = ROOT / "benchmarks" / "results"
-    out_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    while (out_dir / f"{stamp}.json").exists():  # two runs in one second keep both
+        stamp += "-1"
     record = {"machine": machine(), "seconds": args.seconds, "results": results}
-    path = out_dir / f"{stamp}.json"
-    with tempfile.NamedTemporaryFile("w", dir=out_dir, suffix=".json", delete=False) as f:
-        json.dump(record, f, indent=2)
-    os.replace(f.name, path)
+    path = atomic_write(out_dir / f"{stamp}.json", json.dumps(record, indent=2))
     plot(results, out_dir / f"{stamp}.png")
     print(f"\nresults: {path}\nplot: {out_dir / f'{stamp}.png'}")
 
