@@ -143,3 +143,26 @@ def parse_action(text: str) -> int:
         f"unknown action {text!r}; actions are {list(_NAMES.values())}, 'discard <card>' or a "
         "table move ('widow 01>12', 'swap 0 1 2', 'swap hand 1', 'renew 0 up', 'keep 1', 'bus 0 2', 'bus all')"
     )
+
+
+def check_action_id(action: object, n_actions: int) -> int:
+    """``action`` as an int id in ``0..n_actions-1``: the one action contract of every
+    env (single, vector, PettingZoo).
+
+    A Python or numpy integer, or a size-1 integer array, is accepted; anything else
+    (a bool, a float even when whole such as ``2.0``, a string, an array of another
+    size, an id out of range) raises :class:`~thirtyone_env.engine.IllegalActionError`,
+    never a silent cast.
+    """
+    import numpy as np
+
+    a = action
+    if isinstance(a, np.ndarray) and a.size == 1:
+        a = a.reshape(()).item()
+    if isinstance(a, np.integer):
+        a = int(a)
+    if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n_actions:
+        from thirtyone_env.engine import IllegalActionError  # (the engine imports this module)
+
+        raise IllegalActionError(f"action {action!r} is outside the action space Discrete({n_actions})")
+    return int(a)
