@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from thirtyone_env.actions import action_name, num_actions
+from thirtyone_env.actions import action_name, check_action_id, num_actions
 from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, flat_space
 from thirtyone_env.engine import (
     GAME_OVER,
@@ -275,24 +275,12 @@ class ThirtyOneEnv(gym.Env):
             self.render()
         return self._observe(self.seat, self.obs_encoding), info
 
-    def _check_action(self, action: Any) -> int:
-        a = action
-        if isinstance(a, np.ndarray) and a.size == 1:
-            a = a.reshape(()).item()
-        if isinstance(a, np.integer):
-            a = int(a)
-        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < self.num_actions:
-            raise IllegalActionError(
-                f"action {action!r} is outside the action space Discrete({self.num_actions})"
-            )
-        return a
-
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         if self.state is None and (self._compiled is None or self._done and not self._compiled.vec._seeded):
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
-        a = self._check_action(action)
+        a = check_action_id(action, self.num_actions)
         if self._compiled is not None:
             return self._step_compiled(a)
         s = self.state

@@ -1,8 +1,11 @@
 """A PettingZoo AEC environment: every seat of a Thirty-One table played from outside.
 
 ``env(num_players=4, rules="standard")`` is the wrapped environment (illegal moves end
-the game with -1 for the mover, out-of-bounds actions and out-of-order calls raise);
-``raw_env`` is the bare one. Agents are ``"player_0"`` ... by seat. Each agent
+the game with -1 for the mover, out-of-order calls raise); ``raw_env`` is the bare one.
+Both hold actions to the single-agent env's contract
+(:func:`~thirtyone_env.actions.check_action_id`): anything but an int id in the action
+space (a bool, a float, a string) raises
+:class:`~thirtyone_env.engine.IllegalActionError`, never cast. Agents are ``"player_0"`` ... by seat. Each agent
 observes ``{"observation": <the single-agent env's encoding of its own seat>,
 "action_mask": int8}``: its own hand and the public table, never another hand, and an
 all-zero mask whenever it is not the one to act.
@@ -12,6 +15,10 @@ lives lost; the points or chips of ``no_elimination`` and ``banking``), as in th
 single-agent env's ``"lives"`` reward; ``reward="win"`` gives +1 to the winners and -1
 to each player as it is eliminated. A player leaves (``terminations[agent]``) when it
 is eliminated; the game ends when one is left (or at the rules' round limit).
+
+``infos[agent]["round_result"]`` is the last round's result as that agent saw it
+(:func:`~thirtyone_env.views.public_result`: no value of a hand that was never shown,
+after a blitz or a void round); ``infos[agent]["winners"]`` at the end.
 """
 
 from __future__ import annotations
@@ -22,12 +29,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers import BaseWrapper
 
-from thirtyone_env.actions import num_actions
+from thirtyone_env.actions import check_action_id, num_actions
 from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
 from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_mask, new_game, start_round
 from thirtyone_env.rules import Rules
-from thirtyone_env.views import describe_view, player_view
+from thirtyone_env.views import describe_view, player_view, public_result
 
 REWARDS = ("lives", "win")
 
@@ -36,8 +44,21 @@ def env(**kwargs: Any) -> AECEnv:
     """The AEC environment with PettingZoo's usual wrappers for classic games."""
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = ActionContractWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+class ActionContractWrapper(BaseWrapper):
+    """Holds a live agent's action to the single-agent env's contract before
+    ``TerminateIllegalWrapper`` indexes the mask with it. It takes the place of
+    PettingZoo's ``AssertOutOfBoundsWrapper``, which lets ``True`` through (and is
+    compiled out under ``python -O``); a dead agent's ``step(None)`` passes as ever."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            action = check_action_id(action, self.action_space(agent).n)
+        super().step(action)
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
@@ -128,7 +149,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
                 self.rewards[agent] -= 1.0
             if seat in result.eliminated:
                 self.terminations[agent] = True
-            self.infos[agent] = {"round_result": result}
+            self.infos[agent] = {"round_result": public_result(result, seat)}
         if s.phase == GAME_OVER:
             for agent in self.agents:
                 seat = self.agent_name_mapping[agent]
@@ -152,11 +173,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        action_id = check_action_id(action, self._n_actions)
         s = self.state_
         self._cumulative_rewards[agent] = 0.0
         for a in self.rewards:
             self.rewards[a] = 0.0
-        apply_action(s, int(action), self.np_random)
+        apply_action(s, action_id, self.np_random)
         self._advance()
         if s.phase != GAME_OVER:
             self.agent_selection = self.possible_agents[s.current]

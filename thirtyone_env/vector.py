@@ -10,11 +10,17 @@ Game ``i`` is the same game as a :class:`~thirtyone_env.env.ThirtyOneEnv` reset 
 seed ``seed + i``: same deals, same opponents' moves, same observations, masks and
 rewards (the stock game with lives; :mod:`thirtyone_env.batch_kernels` holds the
 compiled engine). Opponents run inside the kernels: ``"greedy"`` (or a
-:class:`~thirtyone_env.policies.GreedyPolicy`, any ``knock_at``) plays exactly as in the
-single env; ``"random"`` draws from a per-game counter-based stream seeded from the
-game's seed (so not the single env's draws: the only difference). Other opponents and
-the table or scored variants fall back to one ``ThirtyOneEnv`` per game, stepped in a
-loop (same API, same results, no speed-up).
+:class:`~thirtyone_env.policies.GreedyPolicy`, any ``knock_at``) and ``"random"`` (or a
+:class:`~thirtyone_env.policies.RandomPolicy`) play exactly as in the single env: each
+game draws (deals and random moves) from its own NumPy generator, seeded as the single
+env's (:mod:`thirtyone_env.batch_rng`). Other opponents and the table or
+scored variants fall back to one ``ThirtyOneEnv`` per game, stepped in a loop (same
+API, same results, no speed-up).
+
+Actions: one per game, each held to the single env's contract
+(:func:`~thirtyone_env.actions.check_action_id`): an int id; a float (``2.7`` or
+``2.0``), a bool or a string is refused with
+:class:`~thirtyone_env.engine.IllegalActionError` naming the game, never cast.
 
 Memory: 1.6 KB of game state per game, plus its observation (650 float32 features at
 4 seats: 2.6 KB) and mask: 4.3 KB a game.
@@ -32,11 +38,11 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
 from thirtyone_env import batch_kernels as K
-from thirtyone_env.actions import num_actions
+from thirtyone_env.actions import check_action_id, num_actions
 from thirtyone_env.batch_rng import ROW, state_row
 from thirtyone_env.cards import hand_table
 from thirtyone_env.encoding import ObsLayout, flat_space
-from thirtyone_env.engine import PHASE_NAMES
+from thirtyone_env.engine import PHASE_NAMES, IllegalActionError
 from thirtyone_env.env import EPISODES, REWARDS, ThirtyOneEnv, _choice
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.rules import Rules
@@ -229,7 +235,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         return obs, {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        actions = self._check_actions(actions)
         if self._fallback is not None:
             return self._step_fallback(actions)
         if not self._seeded:
@@ -247,6 +253,28 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             self._encode(ended, obs)
             K.masks(self.g, self.seat_i, self.hands, self.R, self._masks)
         return obs, rewards, done.copy(), np.zeros(N, dtype=bool), info
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """The games' action ids as int64, each held to the single env's contract
+        (:func:`~thirtyone_env.actions.check_action_id`); the error names the game."""
+        N, n = self.num_envs, self.single_action_space.n
+        if isinstance(actions, np.ndarray) and actions.dtype.kind in "iu" and actions.shape in ((N,), (N, 1)):
+            ids = actions.reshape(N)
+            if ids.min() >= 0 and ids.max() < n:  # the usual case, checked at once
+                return ids.astype(np.int64)
+        try:
+            count = len(actions)
+        except TypeError:
+            count = None
+        if isinstance(actions, str | bytes) or count != N:
+            raise ValueError(f"step: give one action per game ({N} games), got {actions!r}")
+        ids = np.empty(N, dtype=np.int64)
+        for i, a in enumerate(actions):
+            try:
+                ids[i] = check_action_id(a, n)
+            except IllegalActionError as e:
+                raise IllegalActionError(f"game {i}: {e}") from None
+        return ids
 
     def _final_info(self, ended: np.ndarray, obs: np.ndarray, illegal: np.ndarray | None) -> dict[str, Any]:
         """Gymnasium's same-step autoreset info: the finished games' last observations."""
