@@ -1,12 +1,16 @@
 """The PettingZoo AEC environment: PettingZoo's own test suites, hidden information,
 masks of non-acting agents, elimination and rewards."""
 
+import copy
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 from thirtyone_env import multiagent
 from thirtyone_env.engine import clone_state
+from thirtyone_env.rules import PRESETS, Rules
+from thirtyone_env.views import public_result
 
 # PettingZoo's api_test warns on any Dict observation; its own card games use the same
 # {"observation", "action_mask"} layout.
@@ -133,3 +137,85 @@ def test_render_ansi_shows_the_acting_seat_only():
     text = raw.render()
     assert "you" in text and "hand:" in text
     assert text.count("hand:") == 1
+
+
+SHOWDOWNS = ("knock", "stock_exhausted")  # every hand in the round is shown
+
+
+def hidden_from(full, seat):
+    """Seats whose hand ``seat`` never saw in the round ``full`` settled: all others
+    unless it ended in a showdown; a blitzer shows the 31."""
+    if full.reason in SHOWDOWNS:
+        return set()
+    return {p for p in range(len(full.values)) if p != seat and p not in full.blitzers}
+
+
+def swap_hidden_card(raw, rng):
+    """A twin of ``raw`` in which one seat other than the mover holds a card it has not
+    shown in place of the stock's bottom card (so the mover's draw is the same); the
+    seat, or None where there is none to swap."""
+    s = raw.state_
+    candidates = [
+        p
+        for p in range(raw.num_players)
+        if p != s.current and s.active[p] and any(not (s.known[p] >> c) & 1 for c in s.hands[p])
+    ]
+    if len(s.stock) < 2 or not candidates:
+        return None, None
+    twin = copy.deepcopy(raw, {id(s._table): s._table})  # (the large hand-value table is shared)
+    p = candidates[int(rng.integers(len(candidates)))]
+    hand = twin.state_.hands[p]
+    k = next(i for i, c in enumerate(hand) if not (s.known[p] >> c) & 1)
+    hand[k], twin.state_.stock[0] = twin.state_.stock[0], hand[k]
+    return twin, p
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_infos_carry_no_hidden_hand(preset):
+    """Random games of every preset, with a short turn cap so that void rounds come
+    often (issue 13.1): after every step each agent's info holds its own view of the
+    last round (other hands' values only after a showdown, a blitzer's 31) and the
+    winners, nothing else; and where a round ends void (or in a blitz settled without
+    ranking the other hands), a twin game in which another seat holds a different
+    hidden card, and the round ends the same way, gives every other agent the very
+    same info."""
+    rules = Rules.preset(preset).replace(max_turns_per_round=5)
+    raw = multiagent.raw_env(num_players=rules.seats or 3, rules=rules)
+    rng = np.random.default_rng(13)
+    raw.reset(seed=13)
+    hidden_values = twins = 0
+    for _ in range(500):
+        if not raw.agents:
+            raw.reset()
+        agent = raw.agent_selection
+        if raw.terminations[agent]:
+            raw.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(raw.observe(agent)["action_mask"])))
+        twin, swapped = swap_hidden_card(raw, rng)
+        round_before, result_before = raw.state_.round_no, raw.state_.result
+        raw.step(action)
+        full = raw.state_.result
+        for name, info in raw.infos.items():
+            seat = raw.agent_name_mapping[name]
+            assert set(info) <= {"round_result", "winners"}
+            if "round_result" not in info:
+                continue
+            seen = info["round_result"]
+            assert seen == public_result(full, seat)
+            for p in hidden_from(full, seat):
+                assert seen.values[p] is None, (name, full)
+                hidden_values += full.values[p] is not None
+        settled_once = full is not result_before and full.round_no == round_before
+        if twin is None or not settled_once:
+            continue
+        if full.reason == "void" or (full.reason == "blitz" and rules.scoring != "points"):
+            twin.step(action)
+            other = twin.state_.result
+            if (other.round_no, other.reason, other.blitzers) != (full.round_no, full.reason, full.blitzers):
+                continue  # the swapped card decided the round (its own 31): nothing to compare
+            for name, info in raw.infos.items():
+                if raw.agent_name_mapping[name] != swapped:
+                    assert twin.infos[name] == info, (name, full)
+                    twins += 1
+    assert hidden_values > 0 and twins > 0
