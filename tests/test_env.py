@@ -310,3 +310,29 @@ def test_hand_value_features_on_a_stacked_deck():
     for card in four:
         assert dv[card] == pytest.approx(hand_value([c for c in four if c != card]) / 31)
     assert layout.part(obs, "hand_values")[0] == pytest.approx(best3(four) / 31)
+
+
+@pytest.mark.parametrize("preset", sorted(thirtyone_env.rules.PRESETS))
+def test_infos_show_no_hidden_hand_value(preset):
+    """Every preset, random play with a short turn cap (void rounds come often): the
+    round results in ``info`` (played and skipped) list another seat's hand value only
+    after a showdown or for a blitzer's 31, and info holds nothing but public keys."""
+    rules = thirtyone_env.Rules.preset(preset).replace(max_turns_per_round=5)
+    env = ThirtyOneEnv(num_players=rules.seats or 3, rules=rules, opponents=RandomPolicy(), seat=1)
+    rng = np.random.default_rng(4)
+    public = {"action_mask", "seat", "round", "lives", "phase", "round_results", "skipped_rounds"}
+    _, info = env.reset(seed=4)
+    unshown = 0
+    for _ in range(300):
+        assert set(info) <= public
+        for result in info.get("round_results", []) + info.get("skipped_rounds", []):
+            if result.reason in ("knock", "stock_exhausted"):
+                continue
+            unshown += 1
+            for p, value in enumerate(result.values):
+                if p != env.seat and p not in result.blitzers:
+                    assert value is None, result
+        _, _, term, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if term:
+            _, info = env.reset()
+    assert unshown > 0
