@@ -118,7 +118,7 @@ class TrainConfig:
             raise ValueError("the imitation warm start trains the flat encoding: use --obs-encoding flat")
         teachers = [s for s in (self.imitate, self.imitate_behaviour) if s]
         for spec in (*self.opponent_specs, *self.eval_specs, *teachers):
-            agents.from_spec(spec)  # an unknown player or option raises here, with its name
+            agents.check_spec(spec)  # an unknown player or option raises here, with its name; builds none
         if self.vec_env == "batched" and self.obs_encoding != "flat":
             raise ValueError(
                 "the batched env (--vec batched) observes the flat encoding: use --obs-encoding flat"
@@ -224,9 +224,11 @@ def atomic_write(path: Path, data: bytes | str) -> None:
 
 
 def save_model(model: Any, path: Path) -> None:
-    buf = io.BytesIO()
-    model.save(buf)
-    atomic_write(path, buf.getvalue())
+    """An SB3 zip with the actor described in plain JSON (``thirtyone.json``), so a
+    player reads it without unpickling anything (:mod:`agents.ppo`)."""
+    from agents.ppo import model_bytes
+
+    atomic_write(path, model_bytes(model))
 
 
 def library_versions() -> dict[str, str]:
@@ -621,10 +623,24 @@ def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
 
 
 def load_checkpoint(path: Path, env: Any, config: TrainConfig) -> Any:
+    """The run's model from a checkpoint, with nothing in the file unpickled: SB3's
+    loader gets a copy of the zip made of its plain "data" JSON and the tensors torch
+    read weights-only, and every serialized entry of that data (spaces, schedules,
+    policy class and kwargs, buffers) is replaced, through ``custom_objects``, by what
+    this run's config builds."""
     from sb3_contrib import MaskablePPO
 
+    from agents.ppo import plain_zip, read_model_zip
+
     try:
-        return MaskablePPO.load(path, env=env, device=config.device)
+        saved = read_model_zip(path.read_bytes(), ("policy.pth", "policy.optimizer.pth"))
+        fresh = build_model(config, env)
+        serialized = [k for k, v in saved.data.items() if isinstance(v, dict) and ":serialized:" in v]
+        foreign = [k for k in serialized if k not in vars(fresh)]
+        if foreign:
+            raise ValueError(f"serialized entries this run does not have: {foreign}")
+        custom = {k: getattr(fresh, k) for k in serialized}
+        return MaskablePPO.load(plain_zip(saved), env=env, device=config.device, custom_objects=custom)
     except Exception as e:  # a truncated zip, a torch error on damaged tensors, ...
         raise ValueError(f"cannot load checkpoint {path}: {type(e).__name__}: {e}") from None
 

@@ -13,12 +13,35 @@ that use randomness, ``reset(rng)`` to receive the generator of the game.
 | expert    | expected-value draws, knock by estimated survival chance           |
 | search    | determinized Monte Carlo search over the fast engine               |
 | ppo       | a MaskablePPO policy from ``train.py`` (default: the shipped one)  |
+
+Command-line tools take players as specs (:func:`from_spec`):
+
+- ``name`` or ``name:key=value,key=value``: a built-in player above, or one an
+  installed package registers under the entry point group ``thirtyone.players``
+  (``name = "module:Class"``; a built-in name always means the built-in player);
+- ``package.module:Class[:options]``: a player class (or a function that returns a
+  player) by import path; the module must be importable (installed, or on
+  ``PYTHONPATH``);
+- ``path/to/file.py:Class[:options]``: the same from a Python file.
+
+Options are the constructor's keyword arguments, read as their annotated types
+(``int``, ``float``, ``bool``, ``str`` or any of these ``| None``). Naming a module
+or file runs it, as ``python file.py`` would: name only code you trust.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import importlib.util
 import inspect
+import re
+import sys
+import types
+import typing
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 #: name -> "module:attribute" of the player class (imported on first use).
@@ -31,53 +54,266 @@ REGISTRY: dict[str, str] = {
     "ppo": "agents.ppo:PPOPlayer",
 }
 
+#: Entry point group under which installed packages register players.
+ENTRY_POINT_GROUP = "thirtyone.players"
+
+IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+SCALARS: dict[Any, str] = {bool: "bool", int: "int", float: "float", str: "str", type(None): "None"}
+
 
 def names() -> list[str]:
-    """Names :func:`make` accepts."""
-    return list(REGISTRY)
+    """Names :func:`make` and :func:`from_spec` accept: the built-in players, then
+    those installed packages register under :data:`ENTRY_POINT_GROUP`."""
+    return list(REGISTRY) + [n for n in _entry_points() if n not in REGISTRY]
 
 
 def make(name: str, **kwargs: Any) -> Any:
-    """A new player by registry name; keyword arguments go to its constructor."""
-    if name not in REGISTRY:
-        raise ValueError(f"unknown player {name!r}; players are {names()}")
-    module, attr = REGISTRY[name].split(":")
-    return getattr(importlib.import_module(module), attr)(**kwargs)
+    """A new player by name (built-in or registered); keyword arguments go to its
+    constructor."""
+    return _construct(name, _named(name), kwargs)
+
+
+def check_spec(spec: str) -> None:
+    """Raise ``ValueError`` (naming the problem) unless ``spec`` names a player with
+    options of the right types. Builds no player and reads no model file: a player
+    class may offer a static ``check_options(**options)`` for cheap checks of its own
+    (the learned player: that its model file exists)."""
+    _, target, kwargs = _parse(spec)
+    check = getattr(target, "check_options", None)
+    if inspect.isclass(target) and callable(check):
+        check(**kwargs)
 
 
 def from_spec(spec: str) -> Any:
-    """A player from a command-line spec: ``"greedy"`` or ``"greedy:knock_at=27"``
-    (``name:key=value,key=value``). Each value must fit the type of the option's
-    default (a number for a numeric option, true/false for a flag), else ``ValueError``
-    names the option."""
-    name, _, params = spec.partition(":")
-    name = name.strip()
-    if name not in REGISTRY:
-        raise ValueError(f"unknown player {name!r}; players are {names()}")
-    module, attr = REGISTRY[name].split(":")
-    cls = getattr(importlib.import_module(module), attr)
-    params_of = {k: p for k, p in inspect.signature(cls).parameters.items() if k != "self"}
+    """A player from a command-line spec (see the module docstring): ``"greedy"``,
+    ``"greedy:knock_at=27"``, ``"mypkg.bots:EarlyKnocker:first=20"``,
+    ``"bots.py:EarlyKnocker"``. Each value must fit the option's annotated type (a
+    number for a numeric option, true/false for a flag), else ``ValueError`` names the
+    option."""
+    label, target, kwargs = _parse(spec)
+    return _construct(label, target, kwargs)
+
+
+# -- what a spec names ---------------------------------------------------------------
+
+
+def _parse(spec: str) -> tuple[str, Any, dict[str, Any]]:
+    """(label for messages, player class or factory, constructor keyword arguments)."""
+    label, target, options = _split(spec.strip())
+    params = _options(label, target)
     kwargs: dict[str, Any] = {}
-    for item in filter(None, params.split(",")):
+    for item in filter(None, (s.strip() for s in options.split(","))):
         key, eq, raw = item.partition("=")
         key = key.strip()
         if not eq or not key:
             raise ValueError(f"bad player option {item!r} in {spec!r}: expected key=value")
-        if key not in params_of:
+        if key not in params:
             raise ValueError(
-                f"bad options for player {name!r}: unknown option {key!r}; options are {sorted(params_of)}"
+                f"bad options for player {label!r}: unknown option {key!r}; options are {sorted(params)}"
             )
-        kwargs[key] = _parse_value(name, key, raw.strip(), str(params_of[key].annotation))
+        kwargs[key] = _parse_value(label, key, raw.strip(), params[key])
+    missing = [k for k, p in params.items() if p.default is inspect.Parameter.empty and k not in kwargs]
+    if missing:
+        raise ValueError(f"bad options for player {label!r}: give {', '.join(missing)} (no default)")
+    return label, target, kwargs
+
+
+def _split(spec: str) -> tuple[str, Any, str]:
+    """Which kind of spec this is: (label, class or factory, options text)."""
+    head, _, rest = spec.partition(":")
+    head = head.strip()
+    if head in REGISTRY or head in _entry_points():
+        return head, _named(head), rest
+    file_spec = re.fullmatch(r"(.+?\.py):([^:]*)(?::(.*))?", spec, re.DOTALL)
+    if file_spec:
+        path, attr, options = file_spec.groups()
+        label = f"{path}:{attr}"
+        return label, _player_attribute(_load_file(path), attr.strip(), label), options or ""
+    if head.endswith(".py"):
+        raise ValueError(f"player {spec!r}: name the class in the file, as {head}:ClassName")
+    attr, _, options = rest.partition(":")
+    if attr and "=" not in attr and IMPORT_PATH.fullmatch(head):
+        label = f"{head}:{attr.strip()}"
+        return label, _player_attribute(_import(head), attr.strip(), label), options
+    raise ValueError(
+        f"unknown player {head!r}; players are {names()}, or a class by import path "
+        "(package.module:Class) or file (path/to/file.py:Class)"
+    )
+
+
+def _named(name: str) -> Any:
+    """The class of a built-in or registered player name."""
+    if name in REGISTRY:
+        module, attr = REGISTRY[name].split(":")
+        return getattr(importlib.import_module(module), attr)
+    entry = _entry_points().get(name)
+    if entry is None:
+        raise ValueError(f"unknown player {name!r}; players are {names()}")
     try:
-        return cls(**kwargs)
+        module = _import(entry.module)
+    except ValueError as e:
+        raise ValueError(
+            f"player {name!r} (entry point {entry.value!r} of {ENTRY_POINT_GROUP}): {e}"
+        ) from None
+    return _player_attribute(module, entry.attr or "", f"{name} ({entry.value})")
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """Players installed packages register, by name (read again when ``sys.path``
+    changes)."""
+    return _entry_points_on(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=4)
+def _entry_points_on(path: tuple[str, ...]) -> dict[str, metadata.EntryPoint]:
+    found: dict[str, metadata.EntryPoint] = {}
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(entry.name, entry)  # the first on sys.path, as for modules
+    return found
+
+
+def _import(module: str) -> types.ModuleType:
+    """A module by import path; a failure to import it is a ``ValueError``."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and (module == e.name or module.startswith(e.name + ".")):
+            raise ValueError(
+                f"cannot import module {module!r}: no module named {e.name!r} (is it installed, or on PYTHONPATH?)"
+            ) from None
+        raise ValueError(f"cannot import module {module!r}: {e}") from None
+    except Exception as e:  # the module's own code failed
+        raise ValueError(f"cannot import module {module!r}: {type(e).__name__}: {e}") from None
+
+
+def _load_file(path_text: str) -> types.ModuleType:
+    """The module of a player file, run once per process (kept in ``sys.modules``
+    under a name made from its resolved path, so every game of a tournament and every
+    worker process, forked or spawned, uses the same classes)."""
+    path = Path(path_text).expanduser()
+    if not path.is_file():
+        raise ValueError(f"player file not found: {path}")
+    resolved = path.resolve()
+    name = "_thirtyone_player_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    loader_spec = importlib.util.spec_from_file_location(name, resolved)
+    if loader_spec is None or loader_spec.loader is None:
+        raise ValueError(f"cannot load player file {path}: not a Python module")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[name]
+        raise ValueError(f"cannot load player file {path}: {type(e).__name__}: {e}") from None
+    return module
+
+
+def _player_attribute(module: types.ModuleType, attr: str, label: str) -> Any:
+    """``module.attr`` (dotted for a nested name), which must be a player class (with
+    an ``act`` method) or a function that makes a player."""
+    if not attr:
+        raise ValueError(f"player {label!r}: name a class or function after the ':'")
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            where = getattr(module, "__file__", None) or module.__name__
+            raise ValueError(f"player {label!r}: {where} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if inspect.isclass(obj):
+        if not callable(getattr(obj, "act", None)):
+            raise ValueError(
+                f"player {label!r}: class {obj.__name__} has no act(observation, action_mask) method"
+            )
+    elif not callable(obj):
+        raise ValueError(
+            f"player {label!r}: {attr} is a {type(obj).__name__}, not a player class or function"
+        )
+    return obj
+
+
+def _construct(label: str, target: Any, kwargs: dict[str, Any]) -> Any:
+    """``target(**kwargs)``: a player, or ``ValueError`` naming ``label``."""
+    try:
+        player = target(**kwargs)
     except TypeError as e:
-        raise ValueError(f"bad options for player {name!r}: {e}") from None
+        raise ValueError(f"bad options for player {label!r}: {e}") from None
+    if not callable(getattr(player, "act", None)):
+        raise ValueError(
+            f"player {label!r}: {getattr(target, '__name__', target)} returned a {type(player).__name__}, "
+            "which has no act(observation, action_mask) method"
+        )
+    return player
 
 
-def _parse_value(player: str, key: str, raw: str, annotation: str) -> Any:
-    """``raw`` read as the option's annotated type (``bool``, ``int``, ``float``, ``str``;
-    ``... | None`` also takes ``none``)."""
-    kinds = [k.strip() for k in annotation.split("|")]
+# -- options ---------------------------------------------------------------------------
+
+
+def _options(label: str, target: Any) -> dict[str, Any]:
+    """The keyword options of a player class or factory, each an
+    ``inspect.Parameter`` whose annotation is resolved where it can be."""
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"player {label!r}: cannot read its options ({e})") from None
+    hints = _type_hints(target)
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {
+        k: p.replace(annotation=hints.get(k, p.annotation))
+        for k, p in params.items()
+        if p.kind in kinds and k != "self"
+    }
+
+
+def _type_hints(target: Any) -> dict[str, Any]:
+    """Annotations as real types (``typing.get_type_hints``); where one of them cannot
+    be resolved, each is resolved alone, and one that still cannot stays a string."""
+    function = target.__init__ if inspect.isclass(target) else target
+    try:
+        return typing.get_type_hints(function)
+    except Exception:  # a name only imported for type checking, say
+        namespace = dict(getattr(function, "__globals__", {}))
+        return {k: _resolve(a, namespace) for k, a in getattr(function, "__annotations__", {}).items()}
+
+
+def _resolve(annotation: Any, namespace: dict[str, Any]) -> Any:
+    """A string annotation evaluated in its module (as ``get_type_hints`` does), or
+    the string where that fails."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, namespace)  # noqa: S307 (the module's own annotation)
+    except Exception:
+        return annotation
+
+
+def _kinds(annotation: Any, default: Any) -> set[str]:
+    """The spec-settable types an option takes: some of bool, int, float, str, None."""
+    if annotation is inspect.Parameter.empty:
+        return {SCALARS[type(default)]} if type(default) in SCALARS else set()
+    if isinstance(annotation, str):  # one that could not be resolved: read its text
+        text = annotation.replace(" ", "").replace("typing.", "")
+        if m := re.fullmatch(r"Optional\[(.*)\]", text):
+            parts = [*m.group(1).split(","), "None"]
+        elif m := re.fullmatch(r"Union\[(.*)\]", text):
+            parts = m.group(1).split(",")
+        else:
+            parts = text.split("|")
+        return {p for p in parts if p in SCALARS.values()}
+    if annotation in SCALARS:
+        return {SCALARS[annotation]}
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return set().union(*(_kinds(a, default) for a in typing.get_args(annotation)))
+    if annotation is None:
+        return {"None"}
+    return set()
+
+
+def _parse_value(player: str, key: str, raw: str, param: Any) -> Any:
+    """``raw`` read as the option's annotated type (``bool``, ``int``, ``float``,
+    ``str``; ``... | None`` also takes ``none``)."""
+    kinds = _kinds(param.annotation, param.default)
     if "None" in kinds and raw.lower() == "none":
         return None
     if "bool" in kinds:
@@ -87,11 +323,17 @@ def _parse_value(player: str, key: str, raw: str, annotation: str) -> Any:
     if "int" in kinds or "float" in kinds:
         for cast in (int, float) if "float" in kinds else (int,):
             try:
-                return cast(raw)
+                value = cast(raw)
             except ValueError:
-                pass
-        kind = "a number" if "float" in kinds else "an integer"
-        raise ValueError(f"player {player!r} option {key!r} takes {kind}, got {raw!r}")
+                continue
+            if value == value:  # not nan: no option means "not a number"
+                return value
+        if "str" not in kinds:
+            kind = "a number" if "float" in kinds else "an integer"
+            raise ValueError(f"player {player!r} option {key!r} takes {kind}, got {raw!r}")
     if "str" in kinds:
         return raw
-    raise ValueError(f"player {player!r} option {key!r} cannot be set from a spec")
+    raise ValueError(
+        f"player {player!r} option {key!r} cannot be set from a spec "
+        "(only options annotated int, float, bool or str, or these | None, can)"
+    )

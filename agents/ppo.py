@@ -7,6 +7,13 @@ microseconds, where SB3's ``predict`` pays torch's per-call overhead, so learned
 players are as cheap at a table as the heuristics. Only the flat encoding is
 supported (the default of ``train.py``).
 
+Reading a model runs no code from it: SB3's own loader unpickles the zip's "data"
+entries (cloudpickle), so a crafted model would run code when loaded. Here the weights
+come from ``policy.pth`` through torch's weights-only loader, and the architecture from
+plain JSON: the ``thirtyone.json`` entry ``train.py`` adds (:func:`model_bytes`) or,
+for zips saved without it, the text SB3 writes beside each pickle. Snapshots are read
+with ``allow_pickle=False``.
+
 The shipped model, ``agents/models/ppo_standard_4p.zip``, is what ``agents.make("ppo")``
 loads; its model card is in the README.
 """
@@ -15,11 +22,13 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
+import re
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -107,9 +116,10 @@ class NumpyPolicy:
 
 def load_policy(path: str | os.PathLike) -> NumpyPolicy:
     """A :class:`NumpyPolicy` from an SB3 model ``.zip`` or a snapshot ``.npz``; a
-    missing or damaged file raises ``ValueError`` naming the path. Loaded once per
-    file version (path, size, modification time): a tournament builds a player per
-    game, and reading an SB3 zip costs far more than a game."""
+    missing or damaged file raises ``ValueError`` naming the path. Nothing in the file
+    is unpickled (see :func:`read_model_zip`), so a model from anyone is safe to play.
+    Loaded once per file version (path, size, modification time): a tournament builds
+    a player per game, and reading an SB3 zip costs far more than a game."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"model file not found: {path}")
@@ -123,14 +133,180 @@ def _load_cached(path_text: str, size: int, mtime_ns: int) -> NumpyPolicy:
     try:
         if path.suffix == ".npz":
             return NumpyPolicy.load_npz(path)
-        if not zipfile.is_zipfile(path):
-            raise ValueError("not a zip archive")
-        from sb3_contrib import MaskablePPO
-
-        model = MaskablePPO.load(path, device="cpu")
-        return NumpyPolicy.from_sb3(model.policy)
+        return policy_from_zip(path.read_bytes())
     except Exception as e:  # torch, zipfile and numpy raise many kinds on a bad file
         raise ValueError(f"cannot load model {path}: {type(e).__name__}: {e}") from None
+
+
+# -- SB3 model zips, read without unpickling -------------------------------------------
+
+#: The entry ``save_model`` of ``train.py`` adds to an SB3 zip: the actor's
+#: architecture as plain JSON (:func:`describe`).
+DESCRIPTION = "thirtyone.json"
+SERIALIZED = ":serialized:"  #: SB3's mark of a cloudpickled entry of the "data" JSON
+POLICY_NET = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
+
+
+def describe(policy: Any) -> dict[str, Any]:
+    """The actor of an SB3 ``ActorCriticPolicy`` as plain JSON data: what
+    :func:`policy_from_zip` needs beside the weights (the activation cannot be read
+    from a state dict)."""
+    import torch.nn as nn
+
+    return {
+        "format": 1,
+        "features_extractor": type(policy.pi_features_extractor).__name__,
+        "activation": policy.activation_fn.__name__,
+        "hidden": [m.out_features for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)],
+        "observation_size": int(policy.features_dim),
+        "actions": int(policy.action_net.out_features),
+    }
+
+
+def model_bytes(model: Any) -> bytes:
+    """An SB3 model saved as a zip, with its :func:`describe` entry added."""
+    buf = io.BytesIO()
+    model.save(buf)
+    with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(DESCRIPTION, json.dumps(describe(model.policy), indent=2))
+    return buf.getvalue()
+
+
+class ModelZip(NamedTuple):
+    """What :func:`read_model_zip` read from an SB3 zip, all plain data."""
+
+    data: dict[str, Any]  #: the "data" JSON; serialized entries stay base64 text
+    description: Any  #: the :data:`DESCRIPTION` entry (plain JSON), None if absent
+    tensors: dict[str, Any]  #: name of a ``.pth`` entry -> what torch read weights-only
+
+
+def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> ModelZip:
+    """The "data" JSON of an SB3 zip read as plain JSON (never unpickled), its
+    description, and the named ``.pth`` entries read with torch's weights-only loader,
+    which refuses anything but tensors and plain containers."""
+    import torch
+
+    if not zipfile.is_zipfile(io.BytesIO(raw)):
+        raise ValueError("not a zip archive")
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        names = set(archive.namelist())
+        missing = [n for n in ("data", *tensors) if n not in names]
+        if missing:
+            raise ValueError(f"not an SB3 model: no {', '.join(missing)} in the archive")
+        data = json.loads(archive.read("data"))
+        if not isinstance(data, dict):
+            raise ValueError("its data entry is not a JSON object")
+        description = json.loads(archive.read(DESCRIPTION)) if DESCRIPTION in names else None
+        states = {}
+        for name in tensors:
+            try:
+                states[name] = torch.load(
+                    io.BytesIO(archive.read(name)), map_location="cpu", weights_only=True
+                )
+            except Exception as e:  # UnpicklingError for anything but plain tensors
+                raise ValueError(f"{name} holds more than tensors, refused: {e}") from None
+    return ModelZip(data, description, states)
+
+
+def plain_zip(model: ModelZip) -> io.BytesIO:
+    """An SB3 zip written anew from what :func:`read_model_zip` read: the data JSON
+    and tensors saved by us, for SB3's loader (which, before SB3 2.4, unpickles
+    ``.pth`` entries in full)."""
+    import torch
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("data", json.dumps(model.data))
+        for name, state in model.tensors.items():
+            buf = io.BytesIO()
+            torch.save(state, buf)
+            archive.writestr(name, buf.getvalue())
+    out.seek(0)
+    return out
+
+
+def policy_from_zip(raw: bytes) -> NumpyPolicy:
+    """The actor of an SB3 model zip: weights from ``policy.pth`` (weights only), the
+    activation from the :data:`DESCRIPTION` entry, or for zips saved without one,
+    from the plain-text copy SB3 keeps of ``policy_kwargs`` beside the pickle."""
+    data, description, tensors = read_model_zip(raw)
+    state = tensors["policy.pth"]
+    if not isinstance(state, dict):
+        raise ValueError("policy.pth is not a state dict")
+    extractor, activation = _extractor_and_activation(data, description)
+    if extractor != "FlattenExtractor":
+        raise ValueError(
+            f"only policies on the flat encoding (MlpPolicy) can be played; this one uses {extractor}"
+        )
+    found: dict[int, dict[str, Any]] = {}
+    for key, tensor in state.items():
+        if m := POLICY_NET.match(key):
+            found.setdefault(int(m.group(1)), {})[m.group(2)] = _array(tensor, key)
+    layers = [(found[i].get("weight"), found[i].get("bias")) for i in sorted(found)]
+    head = (
+        _array(state.get("action_net.weight"), "action_net.weight"),
+        _array(state.get("action_net.bias"), "action_net.bias"),
+    )
+    _check_shapes(layers, head)
+    policy = NumpyPolicy(layers, head, activation)
+    if isinstance(description, dict):
+        expected = (description.get("observation_size"), description.get("actions"))
+        if expected != (policy.input_size, policy.num_actions):
+            raise ValueError(
+                f"{DESCRIPTION} says {expected} observation values and actions, the weights {policy.input_size, policy.num_actions}"
+            )
+    return policy
+
+
+def _extractor_and_activation(data: dict[str, Any], description: Any) -> tuple[str, str]:
+    """The features extractor and activation names, from the description when there
+    is one, else from the text SB3 writes beside its pickles (an MlpPolicy's default
+    activation is Tanh)."""
+    if description is not None:
+        if not isinstance(description, dict) or description.get("format") != 1:
+            raise ValueError(f"{DESCRIPTION} is not a description this version reads")
+        return str(description.get("features_extractor")), str(description.get("activation"))
+    space = data.get("observation_space")
+    space_type = space.get(":type:", "") if isinstance(space, dict) else ""
+    extractor = (
+        "FlattenExtractor"
+        if space_type.endswith(".Box'>")
+        else f"an extractor for {space_type or 'an unknown space'}"
+    )
+    kwargs = data.get("policy_kwargs")
+    kwargs = kwargs if isinstance(kwargs, dict) else {}
+    if "features_extractor_class" in kwargs:
+        extractor = _class_name(kwargs["features_extractor_class"])
+    activation = _class_name(kwargs["activation_fn"]) if "activation_fn" in kwargs else "Tanh"
+    return extractor, activation
+
+
+def _class_name(text: Any) -> str:
+    """``Tanh`` from SB3's text of a class, ``"<class 'torch.nn.modules.activation.Tanh'>"``."""
+    m = re.fullmatch(r"<class '(?:[\w.]+\.)?(\w+)'>", str(text))
+    if not m:
+        raise ValueError(f"unreadable class name {text!r} in the model's data")
+    return m.group(1)
+
+
+def _array(tensor: Any, key: str) -> np.ndarray:
+    import torch
+
+    if not isinstance(tensor, torch.Tensor):
+        raise ValueError(f"policy.pth has no tensor {key}")
+    return tensor.detach().cpu().numpy()
+
+
+def _check_shapes(layers: list[tuple[Any, Any]], head: tuple[np.ndarray, np.ndarray]) -> None:
+    """Raise unless the layers chain into the head (each a 2-d weight and a 1-d bias)."""
+    width = None
+    for i, (w, b) in enumerate([*layers, head]):
+        name = "the action head" if i == len(layers) else f"policy layer {i}"
+        if w is None or b is None or w.ndim != 2 or b.shape != (w.shape[0],):
+            raise ValueError(f"{name} is not a weight matrix and a bias")
+        if width is not None and w.shape[1] != width:
+            raise ValueError(f"{name} takes {w.shape[1]} inputs, the layer before gives {width}")
+        width = w.shape[0]
 
 
 class PPOPlayer:
@@ -150,6 +326,13 @@ class PPOPlayer:
         self.policy = load_policy(path)
         self.deterministic = deterministic
         self.rng = np.random.default_rng()
+
+    @staticmethod
+    def check_options(path: str = str(SHIPPED_MODEL), deterministic: bool = True) -> None:
+        """What :func:`agents.check_spec` checks without reading the model: that the
+        file is there."""
+        if not Path(path).is_file():
+            raise ValueError(f"model file not found: {path}")
 
     def reset(self, rng: np.random.Generator) -> None:
         self.rng = rng
