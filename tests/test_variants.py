@@ -204,7 +204,7 @@ def test_switch_dealer_chooses_a_hand_and_the_other_lies_face_up():
     s, rng = switch_deal()
     assert s.phase == CHOOSE and s.current == 2
     assert legal_actions(s) == [KEEP_BASE, KEEP_BASE + 1]
-    assert legal_mask(s).shape == (111,)
+    assert legal_mask(s).shape == (113,)
     play(s, rng, KEEP_BASE + 1)
     assert s.hands[2] == parse_cards("9h 8h 7h")
     assert s.table[0] == parse_cards("Kd Qd 2s") and s.table_up[0] == [True] * 3
@@ -265,9 +265,12 @@ def test_brag_order_of_classes_and_known_pairs():
     assert key("Qh Kd Ac") > key("Jh Qd Kc") > key("2c 3d 4h") > key("Ah 2d 3c")  # runs
     assert key("Ah 2d 3c") > key("Ah Kd 9c")  # A-2-3 is a run
     assert brag_key(parse_cards("Ah 2d 3c"), ace_low_run=False) < key("5h 5d 2c")  # not a run then
-    # RULES.md: within a class by highest card, then middle, then lowest (pairs too)
-    assert key("Qh Qd Ac") > key("Kh Kd 2c")
-    assert key("Qh Qd Ac") > key("Qs Qc Kd")
+    # the seed: within a class by the highest card or the pair, then the middle card or
+    # the kicker, then the lowest
+    assert key("Kh Kd 2c") > key("Qh Qd Ac")  # pair first
+    assert key("3h 3d 2c") > key("2h 2d Ac")
+    assert key("Qh Qd Ac") > key("Qs Qc Kd")  # same pair: the kicker
+    assert key("Qh Qd Ac") == key("Qs Qc Ad")
     assert key("Ah 9h 3h") > key("Kh Qh 9h")  # flush: highest card
     assert key("Ah Kd 9c") > key("Ah Kd 8c")  # high card: kickers
     assert key("Ah Kd 9c") == key("As Kh 9d")  # suits never rank

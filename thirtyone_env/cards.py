@@ -124,11 +124,12 @@ BRAG_CLASSES = ("high card", "pair", "flush", "run", "running flush", "prial")
 
 def brag_key(cards: Sequence[int], ace_low_run: bool = True) -> int:
     """Rank of a 3-card hand in three-card Brag as one int (higher is better):
-    ``class * 13**3 + tiebreak``. Within a class, as RULES.md says, by the highest
-    card, then the middle, then the lowest (so a pair is compared card by card too:
-    Q-Q-A beats K-K-2, unlike the usual Brag rule of pair first); run and running
-    flush by the top card (A-2-3, when a run, is the lowest: its top card is the 3;
-    Q-K-A the highest); prial by rank. Suits never rank."""
+    ``class * 13**3 + tiebreak``. Within a class, as the seed says, by the highest card
+    *or the pair*, then the middle card *or the kicker*, then the lowest: high card and
+    flush card by card from the top; a pair by its rank first, then the kicker (so
+    K-K-2 beats Q-Q-A); run and running flush by the top card (A-2-3, when a run, is
+    the lowest: its top card is the 3; Q-K-A the highest); prial by rank. Suits never
+    rank."""
     if len(cards) != 3:
         raise ValueError(f"a Brag hand has 3 cards, got {len(cards)}")
     r = sorted((c % 13 for c in cards), reverse=True)
@@ -145,7 +146,8 @@ def brag_key(cards: Sequence[int], ace_low_run: bool = True) -> int:
     if flush:
         return 2 * 2197 + r[0] * 169 + r[1] * 13 + r[2]
     if r[0] == r[1] or r[1] == r[2]:
-        return 1 * 2197 + r[0] * 169 + r[1] * 13 + r[2]
+        pair, kicker = r[1], (r[2] if r[0] == r[1] else r[0])  # r[1] is always a pair card
+        return 1 * 2197 + pair * 169 + kicker * 13 + pair
     return r[0] * 169 + r[1] * 13 + r[2]
 
 
