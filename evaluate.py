@@ -13,6 +13,7 @@ player is a registry name with optional options: ``greedy:knock_at=27``,
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -24,14 +25,31 @@ from thirtyone_env.evaluation import (
     ratings,
     run_tournament,
     summarize,
+    write_record_manifest,
 )
-from thirtyone_env.report import check_out_dir
+from thirtyone_env.files import FolderLock, check_writable_dir
+from thirtyone_env.records import MANIFEST
+from thirtyone_env.report import check_out_dir, default_out_name
 from thirtyone_env.rules import PRESETS, Rules
+
+PROG = "evaluate.py"
+
+#: Most games one tournament plays: every game's per-round rows stay in memory for the
+#: statistics (some 50 KB a game), so a larger run is split into several.
+MAX_GAMES = 1_000_000
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="evaluate.py",
+        prog=PROG,
         description="Tournament with duplicate deals and rotated seats.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -39,24 +57,53 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", nargs="+", required=True, help=f"one player per seat; players: {agents.names()}"
     )
     p.add_argument(
-        "--games", type=int, default=2000, help="games (rounded up to a multiple of the table size)"
+        "--games",
+        type=int,
+        default=2000,
+        help=f"games (rounded up to a multiple of the table size; at most {MAX_GAMES:,}: every game's "
+        "rows stay in memory for the statistics, some 50 KB a game)",
     )
     p.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument(
-        "--out", type=Path, default=None, help="results folder (default: results/<rules>-<players>-s<seed>)"
+        "--workers",
+        type=int,
+        default=1,
+        help=f"worker processes: at most the CPUs this process may use (here {available_cpus()}), "
+        "else refused; no more are started than there are work units (8 deal sets each). "
+        "Results are the same for any number",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results folder, locked for the run; an earlier results folder there is replaced "
+        "(default: results/<rules>-<players>-s<seed> in plain characters, a long or "
+        "unusual name shortened with a hash)",
     )
     p.add_argument(
         "--record",
         type=Path,
         default=None,
         metavar="DIR",
-        help="also write every game as JSON Lines into DIR (one file per deal set; "
-        "replay with python -m thirtyone_env.replay FILE)",
+        help="also write every game as JSON Lines into DIR, a new or empty folder locked for the "
+        f"run (one file per deal set, and {MANIFEST} written last to mark the record complete; "
+        "replay with python -m thirtyone_env.replay DIR or FILE)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def check_players(parser: argparse.ArgumentParser, players: list[str], rules: Rules) -> None:
+    """Every spec names a player that can sit at this table."""
+    for spec in players:
+        try:
+            player = agents.from_spec(spec)
+            check = getattr(player, "check_table", None)
+            if callable(check):
+                check(len(players), rules)
+        except (ValueError, OSError) as e:
+            parser.error(str(e))
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TournamentConfig:
@@ -68,43 +115,117 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         rules.check_num_players(len(args.players))
     except ValueError as e:
         parser.error(f"{len(args.players)} players given: {e}")
-    for spec in args.players:
-        try:
-            player = agents.from_spec(spec)
-            check = getattr(player, "check_table", None)
-            if callable(check):
-                check(len(args.players), rules)
-        except ValueError as e:
-            parser.error(str(e))
-    if args.games < 1:
-        parser.error(f"--games must be at least 1, got {args.games}")
-    if args.workers < 1:
-        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if not 1 <= args.games <= MAX_GAMES:
+        parser.error(f"--games must be at least 1 and at most {MAX_GAMES:,}, got {args.games}")
+    cpus = available_cpus()
+    if not 1 <= args.workers <= cpus:
+        parser.error(
+            f"--workers must be at least 1 and at most the {cpus} CPUs available, got {args.workers}"
+        )
     if args.seed < 0:
         parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+    check_players(parser, args.players, rules)
     record = None
     if args.record is not None:
+        try:
+            check_writable_dir(args.record, "--record")
+        except ValueError as e:
+            parser.error(str(e))
         if args.record.exists() and not args.record.is_dir():
             parser.error(f"--record {args.record} exists and is not a folder")
-        if args.record.is_dir() and any(args.record.glob("deal_*.jsonl")):
-            parser.error(f"--record {args.record} already holds game records: pick an empty folder")
         record = str(args.record)
     return TournamentConfig(tuple(args.players), args.games, args.rules, args.seed, args.workers, record)
 
 
+def results_dir(args: argparse.Namespace, config: TournamentConfig) -> Path:
+    """``--out``, or the default results folder of this tournament."""
+    assert isinstance(config.rules, str)
+    return args.out or Path("results") / default_out_name(config.rules, config.players, config.seed)
+
+
+def check_record_dir(record: Path) -> None:
+    """``ValueError`` unless the (locked) record folder holds no records yet."""
+    if any(record.glob("deal_*.jsonl")) or (record / MANIFEST).exists():
+        raise ValueError(f"--record {record} already holds game records: pick an empty folder")
+
+
+class Claim:
+    """The run's folders, locked and checked before any game is played; on a failed or
+    interrupted run, a folder this run created that holds nothing but its lock is
+    removed again."""
+
+    def __init__(self, folders: list[tuple[Path, str]]) -> None:
+        self.folders = folders
+        self.locks: list[FolderLock] = []
+        self.created: list[Path] = []
+        self.done = False  #: set when the run succeeded
+
+    def __enter__(self) -> Claim:
+        try:
+            for folder, what in self.folders:
+                if not folder.exists():
+                    self.created.append(folder)
+                self.locks.append(FolderLock(folder, what).acquire())
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        for lock in reversed(self.locks):
+            if exc_type is not None or not self.done:
+                _remove_if_only_lock(lock.folder, lock.folder in self.created)
+            lock.release()
+
+
+def _remove_if_only_lock(folder: Path, created: bool) -> None:
+    """Remove a folder this run created that holds nothing but its lock file."""
+    try:
+        if created and {p.name for p in folder.iterdir()} <= {FolderLock.NAME}:
+            (folder / FolderLock.NAME).unlink(missing_ok=True)
+            folder.rmdir()
+    except OSError:
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; every error is one line ``evaluate.py: error: ...`` and exit 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
     config = check_args(parser, args)
-    out = (
-        args.out
-        or Path("results") / f"{config.rules}-{'_'.join(config.players).replace(':', '-')}-s{config.seed}"
-    )
+    out = results_dir(args, config)
     try:
         check_out_dir(out)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         parser.error(str(e))
+    folders = [(out, "--out")]
+    if config.record_dir is not None:
+        record = Path(config.record_dir)
+        if record.resolve() == out.resolve():
+            parser.error(f"--record and --out are one folder ({out}): give two")
+        folders.append((record, "--record"))
+    try:
+        with Claim(folders) as claim:
+            check_out_dir(out)  # again, now that no other run can write it
+            if config.record_dir is not None:
+                check_record_dir(Path(config.record_dir))
+            code = play(args, config, out)
+            claim.done = code == 0
+            return code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError) as e:  # a folder in use or unwritable, a player's illegal move
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a player's own failure: named, never a traceback
+        print(f"{PROG}: error: the tournament stopped: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
 
+
+def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
+    """Play the tournament, print the report and write the results (and the record's
+    manifest); the folders are checked and locked."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -146,9 +267,14 @@ def main(argv: list[str] | None = None) -> int:
 
             games = run_tournament(config, agents.from_spec, progress=advance)
     except KeyboardInterrupt:
-        console.print("[red]interrupted: no results written[/red]")
+        note = (
+            f"; the record in {config.record_dir} is incomplete (no {MANIFEST})" if config.record_dir else ""
+        )
+        console.print(f"[red]interrupted: no results written{note}[/red]")
         return 130
     elapsed = time.perf_counter() - start
+    if config.record_dir is not None:
+        write_record_manifest(config, command=command)
     rounds = sum(g.rounds for g in games)
     summary = summarize(config, games)
     extra = {
@@ -165,12 +291,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{config.total_games} games, {rounds} rounds in {elapsed:.1f}s ({rounds / elapsed:,.0f} rounds/s)\n"
         f"results: {path}/results.json, {path}/games.csv\nplots: " + ", ".join(str(path / p) for p in PLOTS)
     )
+    if config.record_dir is not None:
+        console.print(f"record: {config.record_dir} ({MANIFEST} marks it complete)")
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (ValueError, OSError) as e:  # e.g. a player that makes an illegal move, an unwritable folder
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
-        sys.exit(2)
+    sys.exit(main())

@@ -14,7 +14,8 @@ each opponent, lives) with the legal moves as short commands:
 (The table variants list their exchanges by number, or by name: ``swap 0 1 2``.)
 Opponents' moves are shown as they happen, with only what a player at the table
 would see; a showdown shows every hand and who lost lives. Bad input gets a message
-and the question again. ``--record FILE`` saves the game as JSON Lines.
+and the question again. ``--record FILE`` saves the game as JSON Lines in a new file
+(checked before the game starts; an existing file is never replaced).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from thirtyone_env.engine import (
     new_game,
     start_round,
 )
+from thirtyone_env.files import check_new_file
 from thirtyone_env.match import observe
 from thirtyone_env.replay import describe_event
 from thirtyone_env.rules import PRESETS, Rules
@@ -205,29 +207,32 @@ def play(
     except QuitGame:
         print("\nGame abandoned.", file=out)
     if record:
-        from thirtyone_env.records import game_lines, write_lines
-
-        done = s.phase == GAME_OVER
-        path = write_lines(
-            record,
-            game_lines(rules, n, histories, s.winners if done else None, s.lives, s.score, names, seed),
-        )
-        print(f"record: {path}", file=out)
+        save_record(record, rules, n, histories, s, names, seed, out)
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="thirtyone-play", description="Play Thirty-One in a terminal.")
-    parser.add_argument(
-        "--opponents", nargs="+", default=["ppo", "expert", "expert"], help=f"players: {agents.names()}"
-    )
-    parser.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
-    parser.add_argument(
-        "--seat", type=int, default=0, help="your seat (0 plays first after the first dealer)"
-    )
-    parser.add_argument("--seed", type=int, default=None, help="fix the deal")
-    parser.add_argument("--record", default=None, metavar="FILE", help="save the game as JSON Lines")
-    args = parser.parse_args(argv)
+def save_record(
+    record: str, rules: Rules, n: int, histories: list[list], s: Any, names: list[str], seed: Any, out: TextIO
+) -> None:
+    """Write the game's settled rounds as JSON Lines to the new file ``record`` (checked
+    again now: a file that appeared meanwhile is never replaced); a game abandoned
+    before any round ended has nothing to record."""
+    from thirtyone_env.records import game_lines, write_lines
+
+    if not histories:
+        print(f"record: no round was finished, nothing written to {record}", file=out)
+        return
+    check_new_file(record, "--record")
+    done = s.phase == GAME_OVER
+    lines = game_lines(rules, n, histories, s.winners if done else None, s.lives, s.score, names, seed)
+    print(f"record: {write_lines(record, lines)}", file=out)
+
+
+PROG = "thirtyone-play"
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rules:
+    """Every option checked before the game starts (bad ones exit 2 with a message)."""
     if args.rules not in PRESETS:
         parser.error(f"unknown rules preset {args.rules!r}; presets are {sorted(PRESETS)}")
     rules = Rules.preset(args.rules)
@@ -238,19 +243,52 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{len(args.opponents)} opponents: {e}")
     if not 0 <= args.seat < n:
         parser.error(f"--seat {args.seat}: seats are 0..{n - 1}")
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.record is not None:
+        try:
+            check_new_file(args.record, "--record")
+        except ValueError as e:
+            parser.error(str(e))
+        except OSError as e:  # e.g. a name too long to look up
+            parser.error(f"--record {args.record}: {e.strerror or e}")
     for spec in args.opponents:
         try:
             player = agents.from_spec(spec)
             check = getattr(player, "check_table", None)
             if callable(check):
                 check(n, rules)
-        except ValueError as e:
+        except (ValueError, OSError) as e:
             parser.error(str(e))
+    return rules
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description="Play Thirty-One in a terminal.")
+    parser.add_argument(
+        "--opponents", nargs="+", default=["ppo", "expert", "expert"], help=f"players: {agents.names()}"
+    )
+    parser.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
+    parser.add_argument(
+        "--seat", type=int, default=0, help="your seat (0 plays first after the first dealer)"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="fix the deal (a non-negative integer)")
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="FILE",
+        help="save the game as JSON Lines in FILE, a new file (never replaced)",
+    )
+    args = parser.parse_args(argv)
+    rules = check_args(parser, args)
     try:
         return play(args.opponents, rules, args.seat, args.seed, record=args.record)
     except KeyboardInterrupt:
         print("\nGame abandoned.")
         return 130
+    except (ValueError, OSError) as e:  # a player's illegal move, a record that cannot be written
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

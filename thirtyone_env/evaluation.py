@@ -17,6 +17,7 @@ The module needs numpy only; ``openskill`` is imported for :func:`ratings`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import multiprocessing as mp
 from collections.abc import Callable, Iterator, Sequence
@@ -35,7 +36,7 @@ from thirtyone_env.engine import (
     start_round,
 )
 from thirtyone_env.match import policy_move
-from thirtyone_env.records import game_lines, write_lines
+from thirtyone_env.records import game_lines, write_lines, write_manifest
 from thirtyone_env.rules import Rules
 
 MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (later ones in the last bin)
@@ -202,8 +203,36 @@ def play_deal_set(
                 )
             )
     if config.record_dir:
-        write_lines(Path(config.record_dir) / f"deal_{deal:06d}.jsonl", lines)
+        write_lines(Path(config.record_dir) / deal_file_name(deal), lines)
     return outcomes
+
+
+def deal_file_name(deal: int) -> str:
+    """The record file of one deal set in a record folder."""
+    return f"deal_{deal:06d}.jsonl"
+
+
+def config_dict(config: TournamentConfig) -> dict[str, Any]:
+    """The configuration as plain JSON values (for results and record manifests)."""
+    rules = config.rules if isinstance(config.rules, str) else "custom"
+    return {
+        "players": list(config.players),
+        "games": config.total_games,
+        "deal_sets": config.deal_sets,
+        "rules": rules,
+        "rules_fields": dataclasses.asdict(Rules.resolve(config.rules)),
+        "seed": config.seed,
+        "workers": config.workers,
+    }
+
+
+def write_record_manifest(config: TournamentConfig, **extra: Any) -> Path:
+    """Mark the record folder of a finished tournament complete (every deal set's file,
+    its games, the configuration and ``extra``); call it only after the last game."""
+    if not config.record_dir:
+        raise ValueError("the tournament keeps no record folder")
+    files = [(deal_file_name(d), config.num_players) for d in range(config.deal_sets)]
+    return write_manifest(config.record_dir, files, {**config_dict(config), **extra})
 
 
 def _record_round(
@@ -253,6 +282,19 @@ def _worker(args: tuple[TournamentConfig, list[int], Callable[[str], Any]]) -> l
     return out
 
 
+def deal_chunks(deal_sets: int, chunk: int) -> Iterator[list[int]]:
+    """The deal sets in work units of ``chunk``, generated lazily (a billion-game
+    tournament costs no memory before it starts)."""
+    for i in range(0, deal_sets, chunk):
+        yield list(range(i, min(i + chunk, deal_sets)))
+
+
+def worker_count(config: TournamentConfig, chunk: int) -> int:
+    """Processes a tournament uses: ``config.workers``, but never more than it has
+    work units (extra processes would have nothing to do)."""
+    return max(1, min(config.workers, math.ceil(config.deal_sets / chunk)))
+
+
 def run_tournament(
     config: TournamentConfig,
     make_player: Callable[[str], Any],
@@ -262,24 +304,31 @@ def run_tournament(
     """Play the tournament; returns every game, ordered by (deal set, rotation).
 
     ``make_player(spec)`` builds a player (a module-level function, so worker processes
-    can import it, e.g. ``agents.from_spec``); ``progress(k)`` is called as k more games finish.
+    can import it, e.g. ``agents.from_spec``); ``progress(k)`` is called as k more games
+    finish. Work units of ``chunk`` deal sets are generated lazily and their results
+    arrive in order (``imap``), so the result does not depend on the number of workers;
+    at most one process per work unit is started.
     """
-    tasks = [list(range(i, min(i + chunk, config.deal_sets))) for i in range(0, config.deal_sets, chunk)]
+    tasks = ((config, deals, make_player) for deals in deal_chunks(config.deal_sets, chunk))
     results: list[GameOutcome] = []
-    if config.workers <= 1:
-        for deals in tasks:
-            done = _worker((config, deals, make_player))
-            results.extend(done)
-            if progress:
-                progress(len(done))
+    workers = worker_count(config, chunk)
+    if workers <= 1:
+        done_iter: Iterator[list[GameOutcome]] = map(_worker, tasks)
+        _collect(done_iter, results, progress)
     else:
-        with mp.get_context().Pool(config.workers) as pool:
-            for done in pool.imap_unordered(_worker, [(config, d, make_player) for d in tasks]):
-                results.extend(done)
-                if progress:
-                    progress(len(done))
-    results.sort(key=lambda g: (g.deal, g.rotation))
+        with mp.get_context().Pool(workers) as pool:
+            _collect(pool.imap(_worker, tasks), results, progress)
     return results
+
+
+def _collect(
+    done_iter: Iterator[list[GameOutcome]], results: list[GameOutcome], progress: Callable[[int], None] | None
+) -> None:
+    """Gather finished work units in order, reporting progress as they come."""
+    for done in done_iter:
+        results.extend(done)
+        if progress:
+            progress(len(done))
 
 
 # -- statistics -------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 The folder holds ``results.json`` (configuration, per-player statistics with 95%
 intervals, paired differences in win rate and lives per round, OpenSkill leaderboard),
-``games.csv`` (one row per round per player) and three PNG plots. It is written into a
-temporary sibling folder and renamed into place, so a reader never sees half a result.
+``games.csv`` (one row per round per player) and three PNG plots. Every file is
+written atomically and ``results.json`` last, so a folder with a ``results.json``
+holds one whole result; files keep the user's umask.
 
 Needs the ``eval`` extra: rich, matplotlib, openskill.
 """
@@ -11,10 +12,10 @@ Needs the ``eval`` extra: rich, matplotlib, openskill.
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import json
-import os
-import shutil
-import tempfile
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,10 @@ from thirtyone_env.evaluation import (
     STATS,
     GameOutcome,
     TournamentConfig,
+    config_dict,
     player_labels,
 )
+from thirtyone_env.files import FolderLock, atomic_write, check_writable_dir, make_dir
 
 PLOTS = ("knock_values.png", "knock_success.png", "suit_switches_by_turn.png")
 
@@ -39,53 +42,78 @@ def write_results(
     summary: dict[str, Any],
     extra: dict[str, Any],
 ) -> Path:
-    """Write the results folder atomically; returns its path. An existing ``out_dir``
-    is replaced only if it is an earlier results folder (it holds results.json)."""
+    """Write the results folder; returns its path. Every file is written atomically with
+    the user's umask, ``results.json`` last (an earlier one is removed first), so a
+    folder with a ``results.json`` always holds one whole result. The caller holds the
+    folder's :class:`~thirtyone_env.files.FolderLock` for the run."""
     out_dir = Path(out_dir)
     check_out_dir(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        payload = {"config": _config_dict(config), "players": summary, **extra}
-        (tmp / "results.json").write_text(json.dumps(payload, indent=2, default=_json_default))
-        with open(tmp / "games.csv", "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow((*ROW_FIELDS[:4], "player_spec", *ROW_FIELDS[4:]))
-            for g in games:
-                for row in g.rows:
-                    w.writerow((*row[:4], config.players[row[4]], *row[4:]))
-        write_plots(tmp, config, games)
-        old = None
-        if out_dir.exists():
-            old = out_dir.with_name(f".{out_dir.name}.old.{os.getpid()}")
-            out_dir.rename(old)
-        tmp.rename(out_dir)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    make_dir(out_dir)
+    (out_dir / "results.json").unlink(missing_ok=True)
+    rows = io.StringIO(newline="")
+    w = csv.writer(rows)
+    w.writerow((*ROW_FIELDS[:4], "player_spec", *ROW_FIELDS[4:]))
+    for g in games:
+        for row in g.rows:
+            w.writerow((*row[:4], config.players[row[4]], *row[4:]))
+    atomic_write(out_dir / "games.csv", rows.getvalue())
+    write_plots(out_dir, config, games)
+    payload = {"config": config_dict(config), "players": summary, **extra}
+    atomic_write(out_dir / "results.json", json.dumps(payload, indent=2, default=_json_default))
     return out_dir
 
 
+#: Every name a results folder of ours holds (with the run's lock and the atomic
+#: writer's temporary files): a folder holding only these may be written again.
+RESULT_FILES = frozenset({"results.json", "games.csv", FolderLock.NAME, *PLOTS})
+
+
 def check_out_dir(out_dir: Path) -> None:
-    """Raise ``ValueError`` unless ``out_dir`` is new or an earlier results folder."""
+    """Raise ``ValueError`` unless results can be written to ``out_dir``: a writable
+    place for a new folder, or a folder holding nothing but an earlier result of ours
+    (a finished one, or one interrupted while being written)."""
     out_dir = Path(out_dir)
-    if out_dir.exists() and not (out_dir.is_dir() and (out_dir / "results.json").is_file()):
+    try:
+        is_file = out_dir.is_file()
+    except OSError:  # a name too long: check_writable_dir names it
+        is_file = False
+    if is_file:
+        raise ValueError(f"--out {out_dir} is not a results folder but a file: refusing to replace it")
+    check_writable_dir(out_dir, "--out")
+    if not out_dir.exists():
+        return
+    foreign = [p.name for p in out_dir.iterdir() if not _ours(p.name)]
+    if foreign:
         raise ValueError(
-            f"--out {out_dir} exists and is not a results folder (no results.json): refusing to replace it"
+            f"--out {out_dir} exists and is not a results folder (it holds {foreign[0]!r}): "
+            "refusing to replace it"
         )
 
 
-def _config_dict(config: TournamentConfig) -> dict[str, Any]:
-    return {
-        "players": list(config.players),
-        "games": config.total_games,
-        "deal_sets": config.deal_sets,
-        "rules": config.rules,
-        "seed": config.seed,
-        "workers": config.workers,
-    }
+def _ours(name: str) -> bool:
+    """A file name a results folder of ours holds (a temporary one included)."""
+    return name in RESULT_FILES or (
+        name.endswith(".tmp") and any(name.startswith(f".{n}.") for n in RESULT_FILES)
+    )
+
+
+def default_out_name(rules: str, players: tuple[str, ...] | list[str], seed: int) -> str:
+    """The default results folder name: ``<rules>-<players>-s<seed>`` made of plain
+    characters only (a path separator in a spec never makes subfolders), at most
+    :data:`MAX_DEFAULT_NAME` characters; where characters were replaced or the name cut,
+    a short hash of the full name keeps different tournaments apart."""
+    full = f"{rules}-{'_'.join(players)}-s{seed}"
+    plain = re.sub(r"[^A-Za-z0-9._=+-]+", "-", full.replace(":", "-"))
+    if plain == full.replace(":", "-") and len(plain) <= MAX_DEFAULT_NAME:
+        return plain
+    digest = hashlib.sha256(full.encode()).hexdigest()[:10]
+    keep = MAX_DEFAULT_NAME - len(digest) - len(f"-s{seed}") - 2
+    head = plain[: max(keep, 1)].rstrip("-.")
+    return f"{head}-{digest}-s{seed}"
+
+
+#: Longest default results folder name (characters); any file system takes 255 bytes.
+MAX_DEFAULT_NAME = 120
 
 
 def _json_default(x: Any) -> Any:
@@ -123,8 +151,7 @@ def write_plots(folder: Path, config: TournamentConfig, games: list[GameOutcome]
     ax.set(xlabel="hand value at the knock", ylabel="share of the player's knocks", title="Knock values")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(folder / PLOTS[0], dpi=110)
-    plt.close(fig)
+    _save_png(fig, folder / PLOTS[0])
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for i in range(n):
@@ -146,8 +173,7 @@ def write_plots(folder: Path, config: TournamentConfig, games: list[GameOutcome]
     )
     ax.legend()
     fig.tight_layout()
-    fig.savefig(folder / PLOTS[1], dpi=110)
-    plt.close(fig)
+    _save_png(fig, folder / PLOTS[1])
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     turns = np.arange(1, MAX_TURN_BIN + 1)
@@ -162,8 +188,17 @@ def write_plots(folder: Path, config: TournamentConfig, games: list[GameOutcome]
     )
     ax.legend()
     fig.tight_layout()
-    fig.savefig(folder / PLOTS[2], dpi=110)
+    _save_png(fig, folder / PLOTS[2])
+
+
+def _save_png(fig: Any, path: Path) -> None:
+    """Save a figure as PNG atomically (umask kept) and close it."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    atomic_write(path, buf.getvalue())
 
 
 def _fmt(stat: list[float], pct: bool) -> str:

@@ -1,0 +1,380 @@
+"""Issue 13, "nothing lost" and "clear errors" for tournaments, records, replay and
+terminal play: destinations probed before the games, folders locked for a run, record
+folders marked complete, bounded work, replay that checks every stated standing, and
+files that keep the user's umask."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from thirtyone_env.evaluation import (
+    TournamentConfig,
+    deal_chunks,
+    run_tournament,
+    worker_count,
+    write_record_manifest,
+)
+from thirtyone_env.files import NAME_MAX, FolderLock
+from thirtyone_env.match import play_game
+from thirtyone_env.records import (
+    MANIFEST,
+    game_lines,
+    read_games,
+    read_manifest,
+    replay,
+    write_lines,
+)
+from thirtyone_env.replay import main as replay_main
+from thirtyone_env.report import default_out_name
+from thirtyone_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAY = "python -m thirtyone_env.replay"
+
+
+def run(args, cwd=ROOT, stdin="", umask=None):
+    return subprocess.run(
+        [sys.executable, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
+    )
+
+
+def evaluate(*args, cwd=ROOT, umask=None):
+    return run([str(ROOT / "evaluate.py"), "--no-progress", *args], cwd=cwd, umask=umask)
+
+
+def replay_cli(*args):
+    return run(["-m", "thirtyone_env.replay", *map(str, args)])
+
+
+def play_cli(*args, stdin=""):
+    return run(["-m", "agents.play", *map(str, args)], stdin=stdin)
+
+
+def refused(r, message):
+    """Exit 2 with ``message`` on stderr, no traceback, and no game played."""
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "python evaluate.py --players" not in r.stdout  # the tournament never started
+
+
+# -- 4: the results folder is probed before any game, default names stay short ------
+
+
+def test_out_below_a_file_is_refused_before_playing(tmp_path):
+    (tmp_path / "plain").write_text("a file")
+    r = evaluate("--players", "greedy", "random", "--games", "2", "--out", str(tmp_path / "plain" / "res"))
+    refused(r, "is a file, not a folder")
+
+
+def test_out_name_over_255_bytes_is_refused_before_playing(tmp_path):
+    r = evaluate("--players", "greedy", "random", "--games", "2", "--out", str(tmp_path / ("x" * 300)))
+    refused(r, f"longer than {NAME_MAX} bytes")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_unwritable_out_is_refused_before_playing(tmp_path):
+    locked = tmp_path / "ro"
+    locked.mkdir(mode=0o500)
+    r = evaluate("--players", "greedy", "random", "--games", "2", "--out", str(locked / "res"))
+    refused(r, "is not writable")
+
+
+def test_default_names_are_short_plain_and_never_nest():
+    name = default_out_name("standard", ("ppo:path=runs/x/best_model.zip", "expert"), 0)
+    assert "/" not in name and "\\" not in name and name.startswith("standard-ppo-path=runs")
+    assert name.endswith("-s0")
+    other = default_out_name("standard", ("ppo:path=runs/y/best_model.zip", "expert"), 0)
+    assert other != name  # a hash keeps tournaments apart where characters were replaced
+    long = default_out_name("standard", tuple(f"greedy:knock_at={27 + k}.{'0' * 90}1" for k in range(4)), 7)
+    assert len(long) <= 120 and long.endswith("-s7")
+    assert default_out_name("standard", ("greedy:knock_at=27", "expert"), 3) == (
+        "standard-greedy-knock_at=27_expert-s3"
+    )
+
+
+def test_default_results_folder_of_long_specs(tmp_path):
+    specs = [f"greedy:knock_at={26 + k}.{'0' * 80}1" for k in range(3)]
+    r = evaluate("--players", *specs, "--games", "3", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    (folder,) = (tmp_path / "results").iterdir()
+    assert len(folder.name) <= 120 and (folder / "results.json").is_file()
+
+
+# -- 5: one run per folder at a time ----------------------------------------------
+
+
+def test_a_second_run_into_a_locked_out_folder_is_refused(tmp_path):
+    out = tmp_path / "res"
+    with FolderLock(out, "--out"):
+        r = evaluate("--players", "greedy", "random", "--games", "2", "--out", str(out))
+    refused(r, "in use by another running process")
+    assert not (out / "results.json").exists()
+
+
+def test_a_second_run_into_a_locked_record_folder_is_refused(tmp_path):
+    rec = tmp_path / "rec"
+    with FolderLock(rec, "--record"):
+        r = evaluate(
+            "--players",
+            "greedy",
+            "random",
+            "--games",
+            "2",
+            "--out",
+            str(tmp_path / "res"),
+            "--record",
+            str(rec),
+        )
+    refused(r, "in use by another running process")
+    assert not list(rec.glob("deal_*.jsonl"))
+    assert not (tmp_path / "res").exists()  # the refused run leaves no folder of its own behind
+
+
+# -- 6, 11: terminal play checks its record file and options first ---------------
+
+
+def test_play_never_replaces_an_existing_record(tmp_path):
+    record = tmp_path / "mine.jsonl"
+    record.write_text("precious\n")
+    r = play_cli("--opponents", "greedy", "--seed", "1", "--record", record, stdin="1\n" * 3000)
+    assert r.returncode == 2 and "exists: refusing to replace it" in r.stderr, r.stderr
+    assert record.read_text() == "precious\n"
+    assert "Thirty-One" not in r.stdout  # refused before the game
+
+
+@pytest.mark.parametrize("where", ["folder", "below a file"])
+def test_play_refuses_an_unwritable_record_before_the_game(tmp_path, where):
+    (tmp_path / "f").write_text("x")
+    target = tmp_path if where == "folder" else tmp_path / "f" / "g.jsonl"
+    r = play_cli("--opponents", "greedy", "--seed", "1", "--record", target, stdin="1\n" * 3000)
+    assert r.returncode == 2 and "--record" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert "Thirty-One" not in r.stdout
+
+
+def test_play_seed_minus_one_is_a_clear_error():
+    r = play_cli("--opponents", "greedy", "--seed", "-1")
+    assert r.returncode == 2 and "--seed must be a non-negative integer" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_play_abandoned_before_a_round_ends_writes_no_header_only_record(tmp_path):
+    record = tmp_path / "g.jsonl"
+    r = play_cli("--opponents", "greedy", "--seed", "1", "--record", record, stdin="q\n")
+    assert r.returncode == 0 and "nothing written" in r.stdout
+    assert not record.exists()
+
+
+# -- 8: a record folder is complete only with its manifest ------------------------
+
+
+def test_evaluate_record_folder_has_a_manifest_written_last(tmp_path):
+    rec = tmp_path / "rec"
+    r = evaluate(
+        "--players", "greedy", "random", "--games", "4", "--out", str(tmp_path / "res"), "--record", str(rec)
+    )
+    assert r.returncode == 0, r.stderr
+    manifest = read_manifest(rec)
+    assert manifest["complete"] and manifest["games"] == 4
+    assert [f["name"] for f in manifest["files"]] == ["deal_000000.jsonl", "deal_000001.jsonl"]
+    assert manifest["config"]["players"] == ["greedy", "random"] and manifest["config"]["seed"] == 0
+    assert replay_cli(rec).returncode == 0
+
+
+def test_an_interrupted_record_folder_says_so(tmp_path):
+    rec = tmp_path / "rec"
+    config = TournamentConfig(("greedy", "random"), games=4, seed=2, record_dir=str(rec))
+    run_tournament(config, agents.from_spec)  # the games, but the run stops before the manifest
+    with pytest.raises(ValueError, match="incomplete record"):
+        read_manifest(rec)
+    r = replay_cli(rec)
+    assert r.returncode == 2 and "incomplete record" in r.stderr and "Traceback" not in r.stderr
+    r = replay_cli(rec / "deal_000000.jsonl")
+    assert r.returncode == 0 and "warning: incomplete record" in r.stderr
+    write_record_manifest(config)
+    assert replay_cli(rec).returncode == 0
+    assert "incomplete" not in replay_cli(rec / "deal_000000.jsonl").stderr
+    (rec / "deal_000001.jsonl").unlink()
+    r = replay_cli(rec)
+    assert r.returncode == 2 and "lacks 'deal_000001.jsonl'" in r.stderr
+
+
+# -- 9: bounded work ---------------------------------------------------------------
+
+
+def test_a_billion_games_or_ten_thousand_workers_are_refused(tmp_path):
+    out = str(tmp_path / "res")
+    refused(
+        evaluate("--players", "greedy", "random", "--games", "1000000000", "--out", out), "--games must be"
+    )
+    refused(
+        evaluate("--players", "greedy", "random", "--workers", "10000", "--out", out), "--workers must be"
+    )
+
+
+def test_tasks_are_lazy_and_workers_never_outnumber_them():
+    chunks = deal_chunks(10**12, 8)
+    assert next(chunks) == list(range(8)) and next(chunks) == list(range(8, 16))  # no list of all
+    assert worker_count(TournamentConfig(("a", "b"), games=4, workers=8), chunk=8) == 1
+    assert worker_count(TournamentConfig(("a", "b"), games=40, workers=8), chunk=2) == 8
+    assert worker_count(TournamentConfig(("a", "b"), games=40, workers=8), chunk=4) == 5
+
+
+def test_results_are_the_same_on_one_or_three_workers():
+    base = dict(players=("greedy", "random"), games=12, seed=5)
+    one = run_tournament(TournamentConfig(**base, workers=1), agents.from_spec, chunk=1)
+    three = run_tournament(TournamentConfig(**base, workers=3), agents.from_spec, chunk=1)
+    assert [(g.deal, g.rotation, g.wins, g.rows) for g in one] == [
+        (g.deal, g.rotation, g.wins, g.rows) for g in three
+    ]
+
+
+# -- 13: replay checks every stated standing; bad files are named ------------------
+
+
+def scored_record(preset, seed=3):
+    """A finished three-player game of a points or chips preset."""
+    rules = Rules.preset(preset).replace(max_rounds=12)
+    players = [agents.make("expert"), agents.make("greedy"), agents.make("random")]
+    return rules, play_game(players, np.random.default_rng(seed), rules, keep_history=True)
+
+
+def record_lines(rules, rec, score):
+    return game_lines(rules, 3, rec.histories, rec.winners, rec.lives, score)
+
+
+def final_score(rules, rec):
+    """The final points or chips of a game, as the engine replays it."""
+    game = [json.loads(x) for x in record_lines(rules, rec, ())]
+    *_, (state, _, _) = replay(game)
+    return list(state.score)
+
+
+@pytest.mark.parametrize(("preset", "field"), [("banking", "score_after"), ("no_elimination", "gains")])
+def test_falsified_chips_or_points_of_a_round_are_caught(tmp_path, preset, field):
+    rules, rec = scored_record(preset)
+    lines = record_lines(rules, rec, final_score(rules, rec))
+    path = write_lines(tmp_path / "true.jsonl", lines)
+    assert replay_cli(path).returncode == 0
+    first = json.loads(lines[1])
+    assert first["result"]["lives_after"] and first["result"][field]
+    first["result"][field][0] += 5  # the lives stay true: only the standing is false
+    lines[1] = json.dumps(first)
+    path = write_lines(tmp_path / "false.jsonl", lines)
+    (game,) = list(read_games(path))
+    with pytest.raises(ValueError, match=f"round 1: the record states {field} = "):
+        list(replay(game))
+    r = replay_cli(path)
+    assert r.returncode == 2 and f"game 0: round 1: the record states {field}" in r.stderr
+
+
+def test_a_falsified_final_score_is_caught(tmp_path):
+    rules, rec = scored_record("banking", seed=4)
+    score = final_score(rules, rec)
+    score[1] += 10
+    path = write_lines(tmp_path / "g.jsonl", record_lines(rules, rec, score))
+    r = replay_cli(path)
+    assert r.returncode == 2 and "game end: the record states score = " in r.stderr, r.stderr
+
+
+def test_empty_and_header_only_files_say_so(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    r = replay_cli(empty)
+    assert r.returncode == 2 and "holds no game" in r.stderr
+    header = tmp_path / "header.jsonl"
+    write_lines(header, game_lines(Rules(), 2, []))
+    r = replay_cli(header)
+    assert r.returncode == 2 and "no rounds" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_missing_key_is_named_in_a_sentence(tmp_path):
+    rules = Rules()
+    rec = play_game(
+        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(0), rules, keep_history=True
+    )
+    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    second = json.loads(lines[2])
+    del second["deck"], second["actions"]
+    lines[2] = json.dumps(second)
+    path = write_lines(tmp_path / "k.jsonl", lines)
+    r = replay_cli(path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{path}:3: the 'round' line lacks the keys 'deck' and 'actions'" in r.stderr
+
+
+def test_deeply_nested_brackets_are_a_clear_error(tmp_path):
+    path = tmp_path / "deep.jsonl"
+    path.write_text(
+        json.dumps({"type": "game", "rules": {}, "num_players": 2})
+        + "\n"
+        + "[" * 100_000
+        + "]" * 100_000
+        + "\n"
+    )
+    r = replay_cli(path)
+    assert r.returncode == 2 and f"{path}:2: nested too deeply" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_replay_streams_a_large_record(tmp_path, capsys):
+    rules = Rules()
+    rec = play_game(
+        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(1), rules, keep_history=True
+    )
+    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    path = write_lines(tmp_path / "big.jsonl", lines * 300)
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        with open(os.devnull, "w") as sink:
+            sys.stdout, saved = sink, sys.stdout
+            try:
+                code = replay_main([str(path), "--game", "0"])
+            finally:
+                sys.stdout = saved
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 0
+    assert peak < size / 4, (peak, size)  # one game at a time, never the whole file
+
+
+# -- 14: files and folders keep the user's umask -----------------------------------
+
+
+def mode(path):
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_results_and_records_keep_the_umask(tmp_path):
+    out, rec = tmp_path / "res", tmp_path / "rec"
+    r = evaluate(
+        "--players", "greedy", "random", "--games", "2", "--out", str(out), "--record", str(rec), umask=0o022
+    )
+    assert r.returncode == 0, r.stderr
+    assert mode(out) == 0o755 and mode(rec) == 0o755
+    for f in ("results.json", "games.csv", "knock_values.png"):
+        assert mode(out / f) == 0o644, f
+    assert mode(rec / MANIFEST) == 0o644 and mode(rec / "deal_000000.jsonl") == 0o644
+    record = tmp_path / "game.jsonl"
+    p = run(
+        ["-m", "agents.play", "--opponents", "greedy", "--seed", "5", "--record", str(record)],
+        stdin="1\n" * 3000,
+        umask=0o022,
+    )
+    assert p.returncode == 0, p.stderr
+    assert mode(record) == 0o644
