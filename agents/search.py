@@ -186,7 +186,7 @@ class SearchPlayer:
             return legal[0]
         v = observation
         baseline = self._expert.act(v, action_mask)
-        if v.phase == "choose":  # the Switch dealer's choice is the expert's
+        if v.phase in ("choose", "carry"):  # the Switch dealer's choice and the carry-over are the expert's
             return baseline
         candidates = self._candidates(v, action_mask, legal, baseline)
         if len(candidates) < 2:

@@ -101,3 +101,66 @@ def test_player_counts():
     assert Rules.preset("dutch").max_players == 9
     with pytest.raises(ValueError, match="seats=4"):
         Rules.preset("blitz31").check_num_players(3)
+
+
+# -- bounds: every count option fits both backends (issue 13, item 10) ---------------------
+
+COUNT_FIELDS = (
+    "lives",
+    "knock_from_turn",
+    "knocker_penalty",
+    "max_turns_per_round",
+    "max_rounds",
+    "num_rounds",
+    "chips",
+    "ante",
+    "blitz_chips",
+)
+
+
+@pytest.mark.parametrize("field", COUNT_FIELDS)
+def test_count_options_beyond_the_bound_are_refused_naming_the_range(field):
+    from thirtyone_env.rules import MAX_COUNT
+
+    assert getattr(Rules(**{field: MAX_COUNT}), field) == MAX_COUNT
+    for bad in (MAX_COUNT + 1, 2**31, 2**63):
+        with pytest.raises(ValueError, match=rf"Rules\.{field}={bad} .*integers \d+\.\.{MAX_COUNT}"):
+            Rules(**{field: bad})
+
+
+def test_lives_beyond_32_bits_refused():
+    with pytest.raises(
+        ValueError, match=r"Rules\.lives=2147483648 is not allowed; allowed values: integers 1\.\.1000000"
+    ):
+        Rules(lives=2**31)
+
+
+def test_counts_at_the_bound_play_alike_on_both_backends():
+    """Lives, penalty, turn and round limits at the bound: the compiled backend (32-bit
+    state) plays the Python engine's game, reward for reward (a knocker caught lowest
+    loses a million lives)."""
+    import numpy as np
+
+    from thirtyone_env.env import ThirtyOneEnv
+    from thirtyone_env.policies import RandomPolicy
+    from thirtyone_env.rules import MAX_COUNT
+
+    rules = Rules(
+        lives=MAX_COUNT, knocker_penalty=MAX_COUNT, max_turns_per_round=MAX_COUNT, max_rounds=MAX_COUNT
+    )
+    py = ThirtyOneEnv(3, rules, [RandomPolicy(), RandomPolicy()])
+    fast = ThirtyOneEnv(3, rules, [RandomPolicy(), RandomPolicy()], backend="compiled")
+    (oa, ia), (ob, ib) = py.reset(seed=3), fast.reset(seed=3)
+    rng = np.random.default_rng(0)
+    rewards = []
+    for _ in range(600):
+        assert np.array_equal(oa, ob) and np.array_equal(ia["action_mask"], ib["action_mask"])
+        assert (ia["round"], ia["lives"]) == (ib["round"], ib["lives"])
+        action = int(rng.choice(np.flatnonzero(ia["action_mask"])))
+        oa, ra, da, _, ia = py.step(action)
+        ob, rb, db, _, ib = fast.step(action)
+        assert (ra, da) == (rb, db)
+        rewards.append(ra)
+        if da:
+            (oa, ia), (ob, ib) = py.reset(), fast.reset()
+    assert -MAX_COUNT in rewards  # the agent knocked and was lowest: the penalty at the bound

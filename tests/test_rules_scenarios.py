@@ -724,3 +724,62 @@ def test_variant_presets_of_the_spec_exist(name):
 def test_cut_throat_preset_fields():
     rules = Rules.preset("cut_throat")
     assert (rules.lives, rules.free_ride, rules.three_of_a_kind) == (3, False, 30.5)
+
+
+# --------------------------------------------------------------------------- the seed's points (issue 13)
+
+
+def test_no_elimination_a_31_on_the_last_turn_after_a_knock_is_a_blitz():
+    """The seed's points game: after a knock each other player's last turn may
+    "possibly get a blitz". Seat 0 knocks on 20, seat 1 stands on 15, seat 2 draws the
+    Qh to Ah Kh for 31 on the very last turn: a blitz (6), the others ranked among
+    themselves (the knocker high: 4; seat 1 low: 1)."""
+    rules = Rules.preset("no_elimination")
+    assert rules.blitz_after_knock
+    s, rng = deal([H20, H15, H21], "5h", "Qh", dealer=2, rules=rules)
+    play(s, rng, KNOCK, STAND, DRAW_STOCK, disc("2c"))
+    r = s.result
+    assert (r.reason, r.detail, r.blitzers, r.knocker) == ("blitz", "turn", (2,), 0)
+    assert r.values == (20, 15, 31)
+    assert r.gains == (4, 1, 6)
+    assert s.score == [4, 1, 6] and s.phase == ROUND_OVER
+
+
+# --------------------------------------------------------------------------- Stop the Bus ranking (issue 13)
+
+
+def test_stop_the_bus_pair_first_kk2_beats_qqa_and_the_loser_loses_a_life():
+    """The seed: within a class by the highest card or the pair, then the kicker. Seat 0
+    makes K-K-2 and stops the bus; seat 1 makes Q-Q-A on its last turn and loses the
+    showdown (1 of its 3 lives)."""
+    from thirtyone_env.actions import bus_one_action
+    from thirtyone_env.engine import stacked_table_deck
+
+    rules = Rules.preset("stop_the_bus")
+    deck = stacked_table_deck(rules, ["Kh Kd 9c", "Qh Qd 5s"], "2s As 7d", dealer=1)
+    s = new_game(rules, 2, np.random.default_rng(0), dealer=1, deck=deck)
+    rng = np.random.default_rng(0)
+    play(s, rng, bus_one_action(2, 0), KNOCK)  # seat 0: 9c <-> 2s, holds Kh Kd 2s, stops the bus
+    play(s, rng, bus_one_action(2, 1))  # seat 1: 5s <-> As, holds Qh Qd As
+    assert sorted(s.hands[0]) == cards("Kh Kd 2s") and sorted(s.hands[1]) == cards("Qh Qd As")
+    r = s.result
+    assert (r.reason, r.knocker) == ("knock", 0)
+    assert r.values[0] > r.values[1]
+    assert r.losses == (0, 1) and s.lives == [3, 2]
+
+
+# --------------------------------------------------------------------------- stacked deck types (issue 13)
+
+
+@pytest.mark.parametrize("bad", [2.0, True, np.float64(3.0), np.bool_(True), None, [1]])
+def test_stacked_deck_element_that_is_not_a_card_is_refused_by_name(bad):
+    whole = list(DECKS["standard52"])
+    whole[5] = bad  # a whole deck of ids but one (2.0 and True even compare equal to ids)
+    for deck in (whole, [0, 1, bad]):
+        with pytest.raises(ValueError, match=r"stacked deck: element \d \(.*\) is not a card"):
+            new_game(Rules(), 3, np.random.default_rng(0), dealer=2, deck=deck)
+
+
+def test_stacked_deck_that_is_not_a_sequence_is_refused():
+    with pytest.raises(ValueError, match="not a sequence of cards"):
+        new_game(Rules(), 3, np.random.default_rng(0), dealer=2, deck=5)

@@ -14,7 +14,7 @@ Discards name a card, not a hand slot, so an action means the same thing whateve
 order the hand is held in. ``NUM_ACTIONS`` is 56.
 
 Variants whose turns exchange cards with the table (``Rules.table`` ``"widow"``,
-``"switch"``, ``"bus"``) use ids 56..110 as well (``NUM_ACTIONS_ALL`` = 111, see
+``"switch"``, ``"bus"``) use ids 56..112 as well (``NUM_ACTIONS_ALL`` = 113, see
 :func:`num_actions`). They name **slots**: a hand keeps its three slots 0..2 (a card
 exchanged in takes the slot of the card it replaces; the observation shows which card
 is in which slot), and a table hand has slots 0..2 likewise.
@@ -34,10 +34,18 @@ is in which slot), and a table hand has slots 0..2 likewise.
 | 101..109 | ``bus i j``               | stop_the_bus   | hand slot i <-> table slot j     |
 |          |                           |                | (101 + 3*i + j)                  |
 | 110      | ``bus all``               | stop_the_bus   | the hand <-> the three table cards|
+| 111      | ``carry over``            | switch         | carry-over offered: lay last     |
+|          |                           |                | round's one-suit hand (over 21)  |
+|          |                           |                | face up as the new table hand 0  |
+| 112      | ``decline carry``         | switch         | carry-over offered: decline (the |
+|          |                           |                | next candidate is asked, or the  |
+|          |                           |                | usual deal follows)              |
 
 ``KNOCK`` and ``STAND`` keep their ids. In Switch after a face-up renewal, and in Stop
 the Bus after an exchange, ``STAND`` ends the turn (in Stop the Bus: without stopping
-the bus) and ``KNOCK`` (bus only) stops the bus.
+the bus) and ``KNOCK`` (bus only) stops the bus. ``CARRY_OVER`` and ``DECLINE_CARRY``
+are the only legal actions of the carry-over offer (``Rules.carry_over``), which comes
+before the deal of a Switch round.
 """
 
 from __future__ import annotations
@@ -68,11 +76,13 @@ RENEW_BASE = SWAP_HAND_BASE + 2  # 95
 KEEP_BASE = RENEW_BASE + 4  # 99
 BUS_ONE_BASE = KEEP_BASE + 2  # 101
 BUS_ALL = BUS_ONE_BASE + 9  # 110
-NUM_ACTIONS_ALL = BUS_ALL + 1  # 111
+CARRY_OVER = BUS_ALL + 1  # 111
+DECLINE_CARRY = CARRY_OVER + 1  # 112
+NUM_ACTIONS_ALL = DECLINE_CARRY + 1  # 113
 
 
 def num_actions(rules: Rules) -> int:
-    """Size of the action space under ``rules``: 56 for the stock game, else 111."""
+    """Size of the action space under ``rules``: 56 for the stock game, else 113."""
     return NUM_ACTIONS if rules.table == "stock" else NUM_ACTIONS_ALL
 
 
@@ -89,6 +99,7 @@ def widow_action(hand_slots: tuple[int, ...], widow_slots: tuple[int, ...]) -> i
 
 
 _NAMES = {DRAW_STOCK: "draw_stock", TAKE_DISCARD: "take_discard", KNOCK: "knock", STAND: "stand"}
+_CARRY_NAMES = {CARRY_OVER: "carry over", DECLINE_CARRY: "decline carry"}
 
 
 def discard_action(card: int) -> int:
@@ -125,6 +136,8 @@ def action_name(action: int) -> str:
         return f"bus {i} {j}"
     if action == BUS_ALL:
         return "bus all"
+    if action in _CARRY_NAMES:
+        return _CARRY_NAMES[action]
     return f"<unknown action {action!r}>"
 
 
@@ -141,7 +154,8 @@ def parse_action(text: str) -> int:
             return action
     raise ValueError(
         f"unknown action {text!r}; actions are {list(_NAMES.values())}, 'discard <card>' or a "
-        "table move ('widow 01>12', 'swap 0 1 2', 'swap hand 1', 'renew 0 up', 'keep 1', 'bus 0 2', 'bus all')"
+        "table move ('widow 01>12', 'swap 0 1 2', 'swap hand 1', 'renew 0 up', 'keep 1', 'bus 0 2', 'bus all', "
+        "'carry over', 'decline carry')"
     )
 
 

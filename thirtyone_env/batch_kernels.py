@@ -23,6 +23,10 @@ from numba import njit
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.batch_rng import integers, shuffle
 
+# The phases are the engine's own numbers. Numba bakes them in when it compiles and its
+# cache checks only this file: after renumbering them in the engine, clear the cache.
+from thirtyone_env.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
+
 # per game scalars
 G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
 G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME = range(8, 15)
@@ -37,8 +41,6 @@ NUM_R = 14
 EXHAUSTED = {"void": 0, "reshuffle": 1, "showdown": 2}
 TIES = {"knocker_pays": 0, "knocker_safe": 1, "all_lose": 2, "knocker_pays_penalty": 3}
 
-# phases (as in the engine)
-DRAW, DISCARD, ROUND_OVER, GAME_OVER = 0, 1, 4, 5
 # statuses: what a game waits for
 AGENT, OVER = 0, 3
 # outcome bits of a finished settlement, for the "win" reward

@@ -55,7 +55,9 @@ points or chips scoring, the others with a table variant:
 | ``table_hidden``  | 3T        | 1 where a table slot holds a face-down card               |
 | ``choice``        | 2 x 52    | Switch: the dealer's two dealt hands while choosing       |
 | ``muck``          | 52        | face-up cards put out of play (Switch renewals)           |
-| ``variant_phase`` | 2         | to choose a hand (Switch dealer); the turn goes on        |
+| ``variant_phase`` | 3         | to choose a hand (Switch dealer); the turn goes on; you   |
+|                   |           | are offered the Switch carry-over (your last hand, still  |
+|                   |           | in ``hand``/``hand_slots``, laid face up as table hand 0) |
 | ``score``         | n         | points / (6 x rounds) or chips / (all chips), per seat    |
 | ``pot``           | 1         | chips in the pot / all chips                              |
 """
@@ -66,7 +68,7 @@ import numpy as np
 from gymnasium import spaces
 
 from thirtyone_env.cards import hand_table
-from thirtyone_env.engine import CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
+from thirtyone_env.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
 from thirtyone_env.rules import Rules
 
 ENCODINGS = ("flat", "dict")
@@ -109,7 +111,7 @@ class ObsLayout:
                     "table_hidden": (3 * t,),
                     "choice": (2, 52),
                     "muck": (52,),
-                    "variant_phase": (2,),
+                    "variant_phase": (3,),
                 }
             )
         if rules.scoring != "lives":
@@ -239,6 +241,10 @@ def _encode_table(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -
     if len(hand) == 3:
         for i, card in enumerate(hand):
             obs[o["hand_slots"] + i * 52 + card] = 1.0
+    if s.phase == CARRY:  # the offer comes before the deal: no table yet
+        if s.current == seat:
+            obs[o["variant_phase"] + 2] = 1.0
+        return
     k = 0
     for cards, ups in zip(s.table, s.table_up, strict=True):
         for card, up in zip(cards, ups, strict=True):

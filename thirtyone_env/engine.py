@@ -28,6 +28,8 @@ History: ``state.history`` holds the events of the current round as tuples
 | ``"blitz"``      | player   | ``"dealt"`` or ``"turn"``: where the 31 came from |
 | ``"reshuffle"``  | -1       | number of cards in the new stock                 |
 | ``"settle"``     | -1       | the :class:`RoundResult`                         |
+| ``"carry_over"`` | player   | the hand it laid face up (Switch carry-over)     |
+| ``"decline_carry"``| player | ``None``: it declined the carry-over offer       |
 
 Variants add (see :mod:`thirtyone_env.table_moves`): ``"widow"`` (``(hand slots,
 widow slots)``), ``"swap"`` (``(slot, table hand, table slot)``), ``"swap_hand"``
@@ -37,6 +39,16 @@ slots)``), ``"end_turn"`` (``STAND`` after a face-up renewal or a bus exchange);
 second_hand)`` with ``upcard`` -1 where there is none and ``second_hand`` the Switch
 dealer's other dealt hand (else ``None``). Like the rest of the history (the deal
 shows every hand) these records are the engine's full account, not a player's view.
+
+Switch carry-over (``Rules.carry_over``, see :class:`~thirtyone_env.rules.Rules`): when
+the last round left candidates, :func:`start_round` draws the round's deck order as
+always but deals nothing yet: the state is in phase ``CARRY`` with ``current`` the
+seat offered the carry-over (legal: ``CARRY_OVER``, ``DECLINE_CARRY``; the cards of
+the last round stay where they were, so each seat still holds its last hand). Once a
+seat accepts, or all decline, the round is dealt from that order (without the three
+carried cards on a carry) and its history is the ``"deal"`` event (the carried hand is
+table hand 0, ``second_hand`` ``None``) followed by the decisions in order, then the
+play: a round's history always starts with its deal.
 
 Settlement follows ``Rules.scoring``: lives (the standard game), points to a running
 total (no elimination) or chips and a pot (banking); ``state.score`` holds the points
@@ -52,8 +64,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, num_actions
-from thirtyone_env.cards import DECKS, NUM_CARDS, format_card, hand_table, parse_cards
+from thirtyone_env.actions import (
+    CARRY_OVER,
+    DECLINE_CARRY,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    KNOCK,
+    STAND,
+    TAKE_DISCARD,
+    num_actions,
+)
+from thirtyone_env.cards import CARD_VALUES, DECKS, NUM_CARDS, format_card, hand_table, parse_cards
 from thirtyone_env.rules import Rules
 from thirtyone_env.table_moves import (
     apply_table_move,
@@ -64,15 +85,19 @@ from thirtyone_env.table_moves import (
     widow_actions,
 )
 
-# Phases of the state.
+# Phases of the state. Every phase below ROUND_OVER has a seat to act (``current``);
+# the loops of the envs and players test ``phase < ROUND_OVER`` / ``>= ROUND_OVER``.
+# (batch_kernels imports these numbers: numba bakes them in when it compiles, so
+# after renumbering clear its cache, __pycache__/batch_kernels.*.nbi/.nbc.)
 DRAW = 0  #: start of a turn: draw, take the discard, knock or stand (or a table move)
 DISCARD = 1  #: after drawing: discard one of four cards
 CHOOSE = 2  #: Switch: the dealer keeps one of two dealt hands
 CONTINUE = 3  #: the turn goes on (Switch after a face-up renewal, Stop the Bus after an exchange)
-ROUND_OVER = 4  #: settled; call start_round for the next deal
-GAME_OVER = 5  #: one player left (or max_rounds / num_rounds): see state.winners
+CARRY = 4  #: Switch carry-over: the offered seat carries its last hand over or declines
+ROUND_OVER = 5  #: settled; call start_round for the next deal
+GAME_OVER = 6  #: one player left (or max_rounds / num_rounds): see state.winners
 
-PHASE_NAMES = ("draw", "discard", "choose", "continue", "round_over", "game_over")
+PHASE_NAMES = ("draw", "discard", "choose", "continue", "carry", "round_over", "game_over")
 
 # Reasons a round ends.
 BLITZ = "blitz"
@@ -125,7 +150,8 @@ class GameState:
     variants ``table`` / ``table_up`` (table hands by slot and their face-up flags),
     ``muck`` / ``muck_up`` (cards out of play; bitmask of the public ones),
     ``dealt_pair`` (Switch: the dealer's two hands before the choice), ``score``
-    (points or chips per seat) and ``pot``.
+    (points or chips per seat), ``pot`` and ``carry_seats`` (Switch carry-over, phase
+    ``CARRY``: the seats still to be offered, the one asked now first; else empty).
     """
 
     __slots__ = (
@@ -161,6 +187,9 @@ class GameState:
         "score",
         "score_start",
         "pot",
+        "carry_seats",
+        "_carry_deal",
+        "_carry_events",
         "_table",
         "_blitz",
         "_draws",
@@ -184,13 +213,31 @@ class GameState:
 _DECK_ARRAYS = {name: np.array(cards, dtype=np.int64) for name, cards in DECKS.items()}
 
 
+def _check_deck_items(deck: object) -> None:
+    """Refuse a stacked deck that is not a sequence of cards (ids or text), naming the
+    first bad element: a bool or a float is not a card, even when it equals an id."""
+    if isinstance(deck, str):
+        return
+    try:
+        items = list(deck)  # type: ignore[call-overload]
+    except TypeError:
+        raise ValueError(f"stacked deck: {deck!r} is not a sequence of cards") from None
+    for i, c in enumerate(items):
+        if isinstance(c, bool | np.bool_) or not isinstance(c, int | np.integer | str):
+            raise ValueError(
+                f"stacked deck: element {i} ({c!r}, a {type(c).__name__}) is not a card: "
+                "use card ids 0..51 (int) or text like 'As'"
+            )
+
+
 def _deck_order(rules: Rules, rng: np.random.Generator, deck: Sequence | None) -> list[int]:
     """The deal order, top first: a stacked prefix (if given) over a shuffled rest."""
     if deck is None:
         return rng.permutation(_DECK_ARRAYS[rules.deck]).tolist()
     cards = rules.deck_cards
+    _check_deck_items(deck)
     if type(deck) is list and len(deck) == len(cards) and set(deck) == set(cards):
-        return list(deck)  # a whole deck of ids (the tournament's pre-shuffled decks)
+        return [int(c) for c in deck]  # a whole deck of ids (the tournament's pre-shuffled decks)
     top = parse_cards(deck)
     allowed = set(cards)
     seen: set[int] = set()
@@ -241,11 +288,16 @@ def stacked_table_deck(
     stock: Sequence[int | str] | str = (),
     dealer: int = 0,
     second_hand: Sequence[int | str] | str = (),
+    carried: Sequence[int | str] | str = (),
 ) -> list[int]:
     """:func:`stacked_deck` for the table variants: the deck order that deals ``hands``
     and ``table`` (banking: the widow; Switch: the face-down table hand, and
     ``second_hand`` the dealer's other hand; Stop the Bus: the three table cards), then
-    the ``upcard`` (banking) and the ``stock`` top first."""
+    the ``upcard`` (banking) and the ``stock`` top first.
+
+    Switch carry-over: ``carried`` (the hand a player will lay face up) instead of a
+    ``second_hand``: the order deals ``hands`` and the face-down ``table`` once the
+    carried cards are taken out, and ends with them (pass it to :func:`start_round`)."""
     rules = Rules.resolve(rules)
     n = len(hands)
     parsed = [parse_cards(h) if h else [] for h in hands]
@@ -260,6 +312,12 @@ def stacked_table_deck(
     if kind == "widow":
         order = [parsed[p][0] for p in seats] + tab + [parsed[p][r] for r in (1, 2) for p in seats]
         order += parse_cards([upcard]) if upcard is not None else []
+    elif kind == "switch" and carried:
+        carry = parse_cards(carried)
+        if len(carry) != 3 or second_hand:
+            raise ValueError("stacked_table_deck: a carry-over needs the 3 carried cards and no second_hand")
+        order = [c for r in range(3) for c in [*(parsed[p][r] for p in seats), tab[r]]]
+        return order + parse_cards(stock) + carry
     elif kind == "switch":
         second = parse_cards(second_hand)
         if len(second) != 3:
@@ -318,6 +376,9 @@ def new_game(
     s.muck = []
     s.muck_up = 0
     s.dealt_pair = None
+    s.carry_seats = []
+    s._carry_deal = None
+    s._carry_events = []
     _bind_rules(s, rules)
     if dealer is None:
         dealer = int(rng.integers(n))
@@ -342,7 +403,11 @@ def start_round(
     dealer: int | None = None,
 ) -> None:
     """Deal the next round. The deal passes clockwise to the next player still in,
-    unless ``dealer`` names an active seat."""
+    unless ``dealer`` names an active seat.
+
+    The round's deck order is drawn here, once. Under ``Rules.carry_over`` a round
+    whose candidates (see :func:`carry_candidates`) exist starts in phase ``CARRY``
+    instead, and is dealt from that order once the offer is settled."""
     if s.phase != ROUND_OVER:
         raise ValueError(
             f"start_round needs a finished round; the state is in phase {PHASE_NAMES[s.phase]!r}"
@@ -355,12 +420,88 @@ def start_round(
         if not s.active[dealer]:
             raise ValueError(f"seat {dealer} is out of the game and cannot deal")
     order = _deck_order(s.rules, rng, deck)
+    played = s.round_no
     s.dealer = dealer
     s.round_no += 1
-    active = s.active
     seats = [(dealer + i) % n for i in range(1, n + 1)]
-    if not all(active):
-        seats = [p for p in seats if active[p]]
+    if not all(s.active):
+        seats = [p for p in seats if s.active[p]]
+    if s.rules.carry_over and played:
+        offered = carry_candidates(s, seats)
+        if offered:
+            _offer_carry(s, order, seats, offered)
+            return
+    _deal(s, order, seats, rng)
+
+
+def carry_candidates(s: GameState, seats: Sequence[int]) -> list[int]:
+    """Switch carry-over: the seats of ``seats`` (the new round's order of play) whose
+    hand, the one they ended the last round with, is three cards of one suit worth
+    more than 21."""
+    out = []
+    for p in seats:
+        h = s.hands[p]
+        if len(h) == 3 and h[0] // 13 == h[1] // 13 == h[2] // 13 and sum(CARD_VALUES[c] for c in h) > 21:
+            out.append(p)
+    return out
+
+
+def _reset_round(s: GameState) -> None:
+    """The per-round public counters of a round about to start."""
+    n = s.num_players
+    s.knocker = -1
+    s.final_left = 0
+    s.turn = 0
+    s.player_turns = [0] * n
+    s.known = [0] * n
+    s.disc_seat = [-1] * NUM_CARDS
+    s.disc_order = [-1] * NUM_CARDS
+    s.discards = []
+    s.drawn = -1
+    s.took = -1
+    s.current = -1
+
+
+def _offer_carry(s: GameState, order: list[int], seats: list[int], offered: list[int]) -> None:
+    """Enter phase ``CARRY``: the first candidate is asked; the cards stay as the last
+    round left them until the deal."""
+    _reset_round(s)
+    s.carry_seats = offered
+    s._carry_deal = (order, seats)
+    s._carry_events = []
+    s.history = []
+    s.phase = CARRY
+    s.current = offered[0]
+
+
+def _carry_decision(s: GameState, seat: int, action: int, rng: np.random.Generator | None) -> None:
+    """``CARRY_OVER``: deal the round with ``seat``'s hand face up as table hand 0.
+    ``DECLINE_CARRY``: ask the next candidate, or deal the usual Switch round."""
+    order, seats = s._carry_deal
+    if action == CARRY_OVER:
+        hand = list(s.hands[seat])
+        s._carry_events.append(("carry_over", seat, tuple(hand)))
+        _deal(s, order, seats, rng, carried=hand)
+        return
+    s._carry_events.append(("decline_carry", seat, None))
+    s.carry_seats = s.carry_seats[1:]
+    if s.carry_seats:
+        s.current = s.carry_seats[0]
+        return
+    _deal(s, order, seats, rng)
+
+
+def _deal(
+    s: GameState,
+    order: list[int],
+    seats: list[int],
+    rng: np.random.Generator | None,
+    carried: list[int] | None = None,
+) -> None:
+    """Deal the round from ``order`` (top first) to ``seats`` (from the dealer's left)
+    and start it; ``carried``: the hand laid face up by a Switch carry-over."""
+    n = s.num_players
+    dealer = s.dealer
     k = len(seats)
     hands: list[list[int]] = [[] for _ in range(n)]
     plain = s._plain
@@ -376,7 +517,7 @@ def start_round(
         s.muck = []
         s.muck_up = 0
         s.dealt_pair = None
-        upcard = _deal_table(s, order, seats, hands)
+        upcard = _deal_table(s, order, seats, hands, carried)
     s.hands = hands
     if s._scored:
         s.score_start = s.score[:]
@@ -385,17 +526,12 @@ def start_round(
                 paid = min(s.rules.ante, s.score[p])
                 s.score[p] -= paid
                 s.pot += paid
-    s.knocker = -1
-    s.final_left = 0
-    s.turn = 0
-    s.player_turns = [0] * n
-    s.known = [0] * n
-    s.disc_seat = [-1] * NUM_CARDS
-    s.disc_order = [-1] * NUM_CARDS
-    s.discards = []
-    s.drawn = -1
-    s.took = -1
-    s.current = -1
+    _reset_round(s)
+    events = s._carry_events
+    if events:
+        s.carry_seats = []
+        s._carry_deal = None
+        s._carry_events = []
     if plain:
         s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
         table = s._table
@@ -411,7 +547,7 @@ def start_round(
     else:
         second = tuple(s.dealt_pair[1]) if s.dealt_pair is not None else None
         deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)), second)
-        s.history = [("deal", dealer, deal)]
+        s.history = [("deal", dealer, deal), *events]
         if s.dealt_pair is not None:  # Switch: the dealer chooses a hand first
             s.phase = CHOOSE
             s.current = dealer
@@ -433,12 +569,17 @@ def _after_deal(s: GameState, seats: list[int], rng: np.random.Generator | None)
     _begin_turn(s, seats[0], rng)
 
 
-def _deal_table(s: GameState, order: list[int], seats: list[int], hands: list[list[int]]) -> int:
+def _deal_table(
+    s: GameState, order: list[int], seats: list[int], hands: list[list[int]], carried: list[int] | None = None
+) -> int:
     """Deal a variant's table (see ``Rules.table``); returns the upcard (-1: none).
 
     Widow: one card to each player, three face-down widow cards, two more rounds, the
     upcard, the stock. Switch: three rounds of one card to each player, to the dealer's
     second hand and to the face-down table hand; the rest is the stock (for renewals).
+    A Switch carry-over (``carried``): the carried hand lies face up as table hand 0 and
+    ``order`` without its three cards deals three rounds to each player and to the
+    face-down hand (no second hand: the dealer has no choice), the rest the stock.
     Bus: three rounds to the players, then three face-up table cards.
     """
     k = len(seats)
@@ -454,12 +595,18 @@ def _deal_table(s: GameState, order: list[int], seats: list[int], hands: list[li
         s.stock = order[: 3 * k + 3 : -1]
         return upcard
     if kind == "switch":
-        m = k + 2
+        if carried:
+            out = set(carried)
+            order = [c for c in order if c not in out]
+        m = k + 1 if carried else k + 2
         rows = [[order[r * m + i] for r in range(3)] for i in range(m)]
         for i, seat in enumerate(seats):
             hands[seat] = rows[i]
-        s.dealt_pair = (hands[seats[-1]], rows[k])  # the dealer is the last seat dealt
-        s.table = [[-1, -1, -1], rows[k + 1]]
+        if carried:
+            s.table = [list(carried), rows[k]]
+        else:
+            s.dealt_pair = (hands[seats[-1]], rows[k])  # the dealer is the last seat dealt
+            s.table = [[-1, -1, -1], rows[k + 1]]
         s.table_up = [[True, True, True], [False, False, False]]
         s.stock = order[: 3 * m - 1 : -1]
         return -1
@@ -565,6 +712,8 @@ def _variant_actions(s: GameState) -> list[int]:
         return sorted(continue_actions(s))
     if phase == CHOOSE:
         return choose_actions()
+    if phase == CARRY:
+        return [CARRY_OVER, DECLINE_CARRY]
     return []
 
 
@@ -675,6 +824,9 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     action = int(action)
     if action not in legal_actions(s):
         raise IllegalActionError(_illegal_message(s, action))
+    if s.phase == CARRY:
+        _carry_decision(s, seat, action, rng)
+        return
     if s.phase == CHOOSE:
         keep_hand(s, seat, action)
         n = s.num_players
@@ -1046,6 +1198,9 @@ def from_position(
     s.muck = list(muck)
     s.muck_up = sum(1 << c for c in s.muck) if muck_up is None else muck_up
     s.dealt_pair = None
+    s.carry_seats = []
+    s._carry_deal = None
+    s._carry_events = []
     s.score = list(score) if score is not None else [0] * n
     s.score_start = s.score[:]
     s.pot = pot
@@ -1079,6 +1234,8 @@ def clone_state(s: GameState) -> GameState:
     c.table_up = [u[:] for u in s.table_up]
     c.muck = s.muck[:]
     c.score = s.score[:]
+    c.carry_seats = s.carry_seats[:]
+    c._carry_events = s._carry_events[:]
     return c
 
 

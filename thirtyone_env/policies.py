@@ -66,7 +66,7 @@ class GreedyPolicy:
         v = observation
         if v.rules is not self._rules:
             self._rules, self._table = v.rules, hand_table(v.rules)
-        if v.table:  # the variants' table moves
+        if v.rules.table != "stock":  # the variants' table moves (and the carry-over offer)
             move = table_move(v, action_mask, self.knock_at)
             if move is not None:
                 return move

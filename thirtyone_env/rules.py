@@ -15,6 +15,11 @@ from thirtyone_env.cards import DECKS
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 9
+#: Upper bound of every count option (lives, chips, ante, rounds, turn limits, ...).
+#: Far beyond any real game, and small enough that every count the compiled backend
+#: keeps in 32-bit integers (lives, lives lost over a game, turn and round counters)
+#: stays far from overflow, so both backends play every allowed value alike.
+MAX_COUNT = 1_000_000
 
 KNOCKER_TIES = ("knocker_pays", "knocker_safe", "all_lose", "knocker_pays_penalty")
 STOCK_EXHAUSTED = ("void", "reshuffle", "showdown")
@@ -93,6 +98,16 @@ class Rules:
             card; no 31 and so no blitz).
         ace_low_run: with ``hand_ranking="brag"``, whether A-2-3 is a run (the lowest);
             Q-K-A is always the highest.
+        carry_over: with ``table="switch"`` only: a player still in the game who ended
+            the last round holding three cards of one suit worth more than 21 is offered,
+            at the start of the next round, to lay that hand face up as the new face-up
+            table hand (``CARRY_OVER`` or ``DECLINE_CARRY``; see "Switch carry-over"
+            below).
+
+    Every count option (``lives``, ``knock_from_turn``, ``knocker_penalty``,
+    ``max_turns_per_round``, ``max_rounds``, ``num_rounds``, ``chips``, ``ante``,
+    ``blitz_chips``) is an int of at most ``MAX_COUNT`` (a million), so both backends
+    play every allowed value alike and no count overflows.
 
     Where RULES.md's variant sections leave a point open, the engine decides so:
 
@@ -114,7 +129,18 @@ class Rules:
       continue phase, from ``knock_from_turn``); after a knock each other player has
       one turn, an exchange (the preset sets ``stand_after_knock=False``: every turn
       exchanges); the rest of the deck is not used; within a Brag class hands compare
-      highest card first, pairs included (RULES.md's wording).
+      by the highest card or the pair, then the middle card or the kicker, then the
+      lowest (the seed: K-K-2 beats Q-Q-A).
+    - Switch carry-over (``carry_over``): the offer comes at the start of the round
+      that follows a settled round that did not end the game. Each player still in the
+      game whose last-round hand is three cards of one suit worth more than 21 is
+      offered it in turn, in the new round's order of play (from the new dealer's
+      left); the first who accepts lays that hand face up as table hand 0; everybody,
+      the carrier too, is dealt a fresh hand and the face-down table hand is dealt anew
+      from the other cards (the round's shuffled deck without the three carried ones,
+      one card at a time to each player and to the face-down hand); the dealer then
+      has no choice of hands and play starts from the dealer's left as usual. If
+      nobody accepts, the round is the usual Switch deal (with the dealer's choice).
     """
 
     deck: str = "standard52"
@@ -139,6 +165,7 @@ class Rules:
     table: str = "stock"
     hand_ranking: str = "points"
     ace_low_run: bool = True
+    carry_over: bool = False
 
     def __post_init__(self) -> None:
         _check_choice("deck", self.deck, tuple(DECKS))
@@ -153,6 +180,12 @@ class Rules:
         _check_int("chips", self.chips, 1)
         _check_int("ante", self.ante, 0)
         _check_int("blitz_chips", self.blitz_chips, 0)
+        _check_bool("carry_over", self.carry_over)
+        if self.carry_over and self.table != "switch":
+            raise ValueError(
+                f"Rules.carry_over=True is not allowed with table={self.table!r}: "
+                "the carry-over is a Switch rule (table='switch')"
+            )
         for name in ("free_ride", "allow_discard_return", "stand_after_knock"):
             _check_bool(name, getattr(self, name))
         _check_bool("blitz_after_knock", self.blitz_after_knock)
@@ -216,12 +249,15 @@ class Rules:
           and no free ride, three of a kind 30.5, a knocker who beats nobody pays 2 and
           those tied with it nothing.
         - ``no_elimination``: the seed's points game: 10 rounds, lowest hand 1 point
-          (knocker 0), middle 2 (knocker 1), highest 3 (knocker 4), a blitz 6.
+          (knocker 0), middle 2 (knocker 1), highest 3 (knocker 4), a blitz 6; a 31
+          made on a last turn after a knock is a blitz too (the seed: each other
+          player may "possibly get a blitz"), so ``blitz_after_knock=True``.
         - ``banking``: the seed's widow-and-pot game (as pagat.com's "31" with a widow):
           20 chips, ante 1, a three-card widow to exchange with, best hand takes the pot;
           the game ends when one player has all the chips or after 100 rounds (most
           chips win: the seed sets no end, and chip games between equals run long).
-        - ``switch``: the seed's Switch: no stock draws, swaps with two table hands.
+        - ``switch``: the seed's Switch: no stock draws, swaps with two table hands,
+          and the carry-over of a one-suit hand worth more than 21 (``carry_over``).
         - ``stop_the_bus``: the seed's (and pagat.com's) Stop the Bus: Brag ranking,
           three face-up table cards, exchange one or all three (every turn, the last
           turns after a stop too), 3 lives, no free ride, the weakest hand(s) lose 1.
@@ -261,9 +297,11 @@ def _check_bool(name: str, value: Any) -> None:
         raise ValueError(f"Rules.{name}={value!r} is not allowed; allowed values: [True, False]")
 
 
-def _check_int(name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"Rules.{name}={value!r} is not allowed; allowed values: integers >= {minimum}")
+def _check_int(name: str, value: Any, minimum: int, maximum: int = MAX_COUNT) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise ValueError(
+            f"Rules.{name}={value!r} is not allowed; allowed values: integers {minimum}..{maximum}"
+        )
 
 
 PRESETS: dict[str, Rules] = {
@@ -285,9 +323,9 @@ PRESETS: dict[str, Rules] = {
     ),
     "dutch": Rules(deck="piquet32", three_of_a_kind=30.5),
     "cut_throat": Rules(lives=3, free_ride=False, three_of_a_kind=30.5, knocker_tie="knocker_pays_penalty"),
-    "no_elimination": Rules(scoring="points", num_rounds=10),
+    "no_elimination": Rules(scoring="points", num_rounds=10, blitz_after_knock=True),
     "banking": Rules(scoring="chips", table="widow", chips=20, ante=1, blitz_chips=1, max_rounds=100),
-    "switch": Rules(table="switch"),
+    "switch": Rules(table="switch", carry_over=True),
     "stop_the_bus": Rules(
         table="bus",
         hand_ranking="brag",

@@ -8,6 +8,11 @@ nothing else is legal. It knocks when the hand is worth ``knock_at`` or more (un
 Brag ranking: when the hand beats ``brag_knock_share`` of all hands). It returns
 ``None`` where the caller's own play applies (the stock game; banking when drawing
 beats the widow).
+
+The Switch carry-over offer (:func:`carry_decision`): carry the hand over only when
+this seat plays first in the new round. It then takes the carried hand back at once
+with a whole-hand swap if nothing better turns up, so the hand over 21 stays its own;
+any later seat would lay it face up for the players before it to take.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import numpy as np
 from thirtyone_env.actions import (
     BUS_ALL,
     BUS_ONE_BASE,
+    CARRY_OVER,
+    DECLINE_CARRY,
     KEEP_BASE,
     KNOCK,
     RENEW_BASE,
@@ -94,6 +101,20 @@ def knock_worthy(v: PlayerView, value: float, knock_at: float, brag_knock_share:
     return value >= knock_at
 
 
+def first_to_play(v: PlayerView) -> bool:
+    """Whether ``v.seat`` plays first in its round: the first seat still in after the
+    dealer."""
+    n = v.num_players
+    first = next(p for p in ((v.dealer + k) % n for k in range(1, n + 1)) if v.active[p])
+    return first == v.seat
+
+
+def carry_decision(v: PlayerView) -> int:
+    """The Switch carry-over offer: ``CARRY_OVER`` iff this seat plays first in the new
+    round (see the module doc), else ``DECLINE_CARRY``."""
+    return CARRY_OVER if first_to_play(v) else DECLINE_CARRY
+
+
 def table_move(
     v: PlayerView, mask: np.ndarray, knock_at: float = 25, brag_knock_share: float = 0.8
 ) -> int | None:
@@ -101,6 +122,8 @@ def table_move(
     kind = v.rules.table
     if kind == "stock":
         return None
+    if v.phase == "carry":
+        return carry_decision(v)
     table = hand_table(v.rules)
     if v.phase == "choose":
         a, b = (table[h[0] * 2704 + h[1] * 52 + h[2]] for h in v.choice)

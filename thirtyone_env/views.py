@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from thirtyone_env.engine import (
+    CARRY,
     CHOOSE,
     DISCARD,
     KNOCKED,
@@ -49,7 +50,10 @@ class PlayerView(NamedTuple):
     seat: int
     num_players: int
     rules: Rules
-    phase: str  #: "draw", "discard", "round_over" or "game_over"
+    #: "draw", "discard", "choose" (the Switch dealer), "continue", "carry" (the Switch
+    #: carry-over offer: ``hand`` is still the seat's last-round hand, the one it may lay
+    #: face up), "round_over" or "game_over"
+    phase: str
     my_turn: bool  #: whether this seat is to act
     hand: tuple[int, ...]  #: own cards (4 while discarding)
     drawn: int  #: card drawn this turn (-1 unless discarding)
@@ -67,7 +71,8 @@ class PlayerView(NamedTuple):
     round_no: int
     turns_played: int  #: turns started this round, all seats together
     #: variants: table hands by slot, ``None`` for a face-down card (banking's widow,
-    #: Switch's two table hands, Stop the Bus's three cards); () in the stock game
+    #: Switch's two table hands, Stop the Bus's three cards); () in the stock game and
+    #: during the carry-over offer (the new table is not dealt yet)
     table: tuple[tuple[int | None, ...], ...] = ()
     muck: tuple[int, ...] = ()  #: face-up cards put out of play (Switch renewals)
     score: tuple[int, ...] = ()  #: points (no elimination) or chips (banking) per seat; () with lives
@@ -144,7 +149,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     phase = s.phase
     mine = s.current == seat and phase < ROUND_OVER
     table = choice = muck = ()
-    if not s._plain:
+    if not s._plain and phase != CARRY:  # (the carry-over offer: last round's table is gone)
         table = tuple(
             tuple(c if up and c >= 0 else None for c, up in zip(cards, ups, strict=True))
             for cards, ups in zip(s.table, s.table_up, strict=True)
@@ -211,6 +216,10 @@ def describe_view(v: PlayerView) -> str:
         lines.append(f"table hand {t}: {shown}")
     if v.choice:
         lines.append("your two dealt hands: " + " | ".join(format_cards(h) for h in v.choice))
+    if v.phase == "carry" and v.my_turn:
+        lines.append(
+            f"carry-over: lay your last hand {format_cards(v.hand)} face up as the new face-up table hand?"
+        )
     if v.rules.scoring != "lives":
         what = "points" if v.rules.scoring == "points" else "chips"
         lines.append(f"{what}: " + " ".join(f"seat {p}: {x}" for p, x in enumerate(v.score)))
