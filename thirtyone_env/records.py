@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,8 @@ from thirtyone_env.actions import (
     widow_action,
 )
 from thirtyone_env.engine import (
+    GAME_OVER,
+    ROUND_OVER,
     GameState,
     RoundResult,
     apply_action,
@@ -55,6 +57,7 @@ from thirtyone_env.engine import (
     stacked_table_deck,
     start_round,
 )
+from thirtyone_env.files import atomic_write
 from thirtyone_env.rules import Rules
 
 VERSION = 1
@@ -196,45 +199,147 @@ def game_lines(
 
 
 def write_lines(path: str | os.PathLike, lines: Sequence[str]) -> Path:
-    """Write record lines atomically (a reader never sees half a file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write record lines atomically with the user's umask (a reader never sees half a
+    file)."""
+    return atomic_write(path, "\n".join(lines) + "\n")
+
+
+#: The file that marks a record folder complete (``evaluate.py --record``): written
+#: last, once every game file is in place.
+MANIFEST = "manifest.json"
+
+#: Longest record line read (bytes): a round line is a few kilobytes; a longer one is
+#: not a record, and reading it whole would cost its size in memory.
+MAX_LINE = 32 * 2**20
+
+#: Keys every line of a type must have.
+REQUIRED_KEYS = {
+    "game": ("rules", "num_players"),
+    "round": ("dealer", "deck", "reshuffles", "actions", "result"),
+    "end": ("winners",),
+}
+
+
+def write_manifest(
+    folder: str | os.PathLike, files: Sequence[tuple[str, int]], config: dict[str, Any]
+) -> Path:
+    """Mark a record folder complete: which files (name, games) it holds, how many games
+    in all, and the configuration that played them. Written last and atomically, so a
+    folder without it is an interrupted record."""
+    folder = Path(folder)
+    missing = [name for name, _ in files if not (folder / name).is_file()]
+    if missing:
+        raise ValueError(f"record folder {folder} lacks {missing[0]}: not marking it complete")
+    manifest = {
+        "type": "record manifest",
+        "version": VERSION,
+        "complete": True,
+        "games": sum(g for _, g in files),
+        "config": config,
+        "files": [{"name": name, "games": g} for name, g in files],
+    }
+    return atomic_write(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+
+
+def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
+    """The manifest of a complete record folder; ``ValueError`` saying the record is
+    incomplete when it has none (the run that wrote it stopped early) or when a file it
+    lists is missing."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise ValueError(
+            f"incomplete record: {folder} has no {MANIFEST} (the run that wrote it did not finish)"
+        )
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+        manifest = json.loads(path.read_text())
+        files = [(str(f["name"]), int(f["games"])) for f in manifest["files"]]
+    except (ValueError, KeyError, TypeError, RecursionError) as e:
+        raise ValueError(f"{path}: not a record manifest ({e})") from None
+    for name, _ in files:
+        if Path(name).name != name or not (folder / name).is_file():
+            raise ValueError(f"incomplete record: {folder} lacks {name!r}, listed in its {MANIFEST}")
+    manifest["files"] = [{"name": n, "games": g} for n, g in files]
+    return manifest
+
+
+def incomplete_note(path: str | os.PathLike) -> str | None:
+    """A warning when ``path`` is a game file of a tournament record folder that has
+    no manifest (an interrupted run: the folder lacks games); ``None`` otherwise."""
+    path = Path(path)
+    if not re.fullmatch(r"deal_\d+\.jsonl", path.name) or (path.parent / MANIFEST).is_file():
+        return None
+    return (
+        f"incomplete record: {path.parent} has no {MANIFEST}, so the run that wrote it did "
+        f"not finish; {path.name} itself is whole, but the folder lacks games"
+    )
+
+
+def _record_lines(f: Any, path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of the non-blank lines, one at a time, none longer than
+    :data:`MAX_LINE`."""
+    number = 0
+    while True:
+        text = f.readline(MAX_LINE + 1)
+        if not text:
+            return
+        number += 1
+        if len(text) > MAX_LINE:
+            raise ValueError(f"{path}:{number}: a line longer than {MAX_LINE} bytes is not a record line")
+        if text.strip():
+            yield number, text
+
+
+def _named(keys: Sequence[str]) -> str:
+    quoted = [repr(k) for k in keys]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def parse_line(text: str, where: str) -> dict[str, Any]:
+    """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
+    for anything that is not a record line of a known type with its keys."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: not a JSON line ({e})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply to be a record line") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ValueError(f"{where}: not a record line (a JSON object with a 'type')")
+    kind = obj["type"]
+    if kind not in REQUIRED_KEYS:
+        raise ValueError(f"{where}: unknown line type {kind!r} (expected one of {sorted(REQUIRED_KEYS)})")
+    missing = [k for k in REQUIRED_KEYS[kind] if k not in obj]
+    if missing:
+        s = "s" if len(missing) > 1 else ""
+        raise ValueError(f"{where}: the {kind!r} line lacks the key{s} {_named(missing)}")
+    return obj
 
 
 def read_games(path: str | os.PathLike) -> Iterator[list[dict[str, Any]]]:
-    """The games of a record file, each as its list of line objects; a damaged file
-    raises ``ValueError`` naming the path and line."""
+    """The games of a record file, each as its list of line objects, read one game at a
+    time (a large file is never held whole); a damaged file raises ``ValueError``
+    naming the path and line."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a record file")
     if not path.is_file():
         raise ValueError(f"record file not found: {path}")
     game: list[dict[str, Any]] = []
-    with path.open() as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{i}: not a JSON line ({e})") from None
-            if not isinstance(obj, dict) or "type" not in obj:
-                raise ValueError(f"{path}:{i}: not a record line")
-            if obj["type"] == "game":
-                if game:
-                    yield game
-                game = [obj]
-            elif not game:
-                raise ValueError(f"{path}:{i}: a {obj['type']!r} line before any 'game' line")
-            else:
-                game.append(obj)
+    try:
+        with path.open(encoding="utf-8") as f:
+            for i, text in _record_lines(f, path):
+                obj = parse_line(text, f"{path}:{i}")
+                if obj["type"] == "game":
+                    if game:
+                        yield game
+                    game = [obj]
+                elif not game:
+                    raise ValueError(f"{path}:{i}: a {obj['type']!r} line before any 'game' line")
+                else:
+                    game.append(obj)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not a text file ({e.reason} at byte {e.start})") from None
     if game:
         yield game
 
@@ -265,39 +370,91 @@ class _ReplayRng:
 
 def replay(game: list[dict[str, Any]]) -> Iterator[tuple[GameState, int, int]]:
     """Play a recorded game again on the engine; yields ``(state, seat, action)`` after
-    each action, and checks every round's result and the end against the record."""
+    each action, and checks every field the record states of each round's result and
+    of the game's end against the replay (:func:`check_round`, :func:`check_end`),
+    raising ``ValueError`` at the first difference."""
     head = game[0]
-    rules = Rules(**{k: v for k, v in head["rules"].items()})
+    rules = _record_rules(head)
     n = head["num_players"]
     rng = _ReplayRng()
     s: GameState | None = None
+    rounds = 0
     for line in game[1:]:
         if line["type"] != "round":
             continue
+        if s is not None and s.phase == GAME_OVER:
+            raise ValueError(f"round {line.get('round_no')}: the record goes on after the game is over")
         if s is None:
             s = new_game(rules, n, rng, dealer=line["dealer"], deck=line["deck"])  # type: ignore[arg-type]
         else:
             start_round(s, rng, deck=line["deck"], dealer=line["dealer"])  # type: ignore[arg-type]
+        rounds += 1
         rng.state = s
         rng.pending = [list(x) for x in line["reshuffles"]]
         for seat, action, _name in line["actions"]:
             if s.current != seat:
                 raise ValueError(
-                    f"round {line['round_no']}: seat {seat} acts in the record, seat {s.current} in the replay"
+                    f"round {line.get('round_no')}: seat {seat} acts in the record, seat {s.current} in the replay"
                 )
             apply_action(s, action, rng)  # type: ignore[arg-type]
             yield s, seat, action
-        result = line["result"]
-        if (
-            result is not None
-            and s.result is not None
-            and list(s.result.lives_after) != result["lives_after"]
-        ):
-            raise ValueError(f"round {line['round_no']}: the replay ends with other lives than the record")
+        check_round(line, s)
+    if s is None:
+        raise ValueError("the game has no rounds: nothing to replay (a header without its game)")
     end = next((x for x in game if x["type"] == "end"), None)
-    if (
-        end is not None
-        and s is not None
-        and (list(s.winners) != end["winners"] or list(s.lives) != end["lives"])
-    ):
-        raise ValueError("the replayed game ends otherwise than the record")
+    if end is not None:
+        check_end(end, s, rounds)
+
+
+def _record_rules(head: dict[str, Any]) -> Rules:
+    """The ``Rules`` of a record's game line; a clear error for anything else."""
+    stated = head["rules"]
+    if not isinstance(stated, dict):
+        raise ValueError("the game line's 'rules' is not an object of rule fields")
+    known = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(set(stated) - known)
+    if unknown:
+        raise ValueError(f"the game line's rules name unknown fields {_named(unknown)}")
+    return Rules(**stated)
+
+
+def _differences(stated: dict[str, Any], actual: dict[str, Any]) -> Iterator[str]:
+    """A sentence for each field ``stated`` gives otherwise than ``actual`` (stated
+    fields only, in the record's order)."""
+    for key, value in stated.items():
+        if key == "type":
+            continue
+        if key not in actual:
+            yield f"the record states {key!r}, which the replay does not have"
+        elif actual[key] != value:
+            yield f"the record states {key} = {value!r}, the replay gives {actual[key]!r}"
+
+
+def check_round(line: dict[str, Any], s: GameState) -> None:
+    """``ValueError`` naming the first field of the round's recorded result (lives,
+    losses, values, points or chips, who went out, ...) that the replay does not give."""
+    stated = line["result"]
+    where = f"round {line.get('round_no')}"
+    if stated is None:
+        return  # an unsettled round: nothing stated
+    if not isinstance(stated, dict):
+        raise ValueError(f"{where}: the 'result' is not an object")
+    if s.phase < ROUND_OVER or s.result is None:
+        raise ValueError(f"{where}: the recorded actions do not finish the round")
+    actual = json.loads(json.dumps(_result_dict(s.result)))
+    if line.get("round_no") is not None and line["round_no"] != s.round_no:
+        raise ValueError(f"{where}: the replay plays round {s.round_no}")
+    for difference in _differences(stated, actual):
+        raise ValueError(f"{where}: {difference}")
+
+
+def check_end(end: dict[str, Any], s: GameState, rounds: int) -> None:
+    """``ValueError`` naming the first field of the recorded end (winners, lives,
+    points or chips, rounds) that the replayed game does not give. An empty ``lives``
+    or ``score`` list states nothing (records that did not keep them)."""
+    if s.phase != GAME_OVER:
+        raise ValueError("the record ends the game, but the replayed game is not over")
+    actual = {"winners": list(s.winners), "lives": list(s.lives), "score": list(s.score), "rounds": rounds}
+    stated = {k: v for k, v in end.items() if not (k in ("lives", "score") and v == [])}
+    for difference in _differences(stated, actual):
+        raise ValueError(f"game end: {difference}")

@@ -1,18 +1,24 @@
-"""Print a recorded game turn by turn: ``python -m thirtyone_env.replay FILE [--game K]``.
+"""Print a recorded game turn by turn: ``python -m thirtyone_env.replay FILE|DIR [--game K]``.
 
 The game is replayed on the engine (:func:`thirtyone_env.records.replay`), so what is
-printed is what the engine does with the recorded deck and actions, and a record that
-does not replay to its recorded lives is reported as an error (exit code 2).
+printed is what the engine does with the recorded deck and actions. A record that
+does not replay to every standing it states (each round's result: lives, losses,
+values, points or chips, who went out; the game's end), a damaged, empty or
+header-only file, and a record folder without its manifest (an interrupted
+``evaluate.py --record``) are reported as errors (exit code 2). The file is read one
+game at a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from thirtyone_env.cards import format_card, format_cards
-from thirtyone_env.records import read_games, replay
+from thirtyone_env.records import MANIFEST, incomplete_note, read_games, read_manifest, replay
 
 
 def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -> str | None:
@@ -104,25 +110,74 @@ def print_game(game: list[dict[str, Any]], out: Any = sys.stdout) -> None:
         print(f"\nwinners: {end['winners']} | lives {end['lives']}", file=out)
     elif state is None:
         print("(no moves recorded)", file=out)
+    else:
+        print("\n(the game is not finished: the record has no end line)", file=out)
+
+
+PROG = "python -m thirtyone_env.replay"
+
+#: What a damaged or crafted record can raise on its way through the engine: each is
+#: reported as a bad record, never as a traceback.
+RECORD_ERRORS = (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError)
+
+
+def record_games(path: Path) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """``(label, game)`` for every game of a record file, or of a complete record folder
+    (``evaluate.py --record``: the files its manifest lists, each checked to hold the
+    games the manifest says), one game at a time."""
+    if not path.is_dir():
+        for k, game in enumerate(read_games(path)):
+            yield f"game {k}", game
+        return
+    manifest = read_manifest(path)
+    for entry in manifest["files"]:
+        count = 0
+        for count, game in enumerate(read_games(path / entry["name"]), 1):
+            yield f"{entry['name']} game {count - 1}", game
+        if count != entry["games"]:
+            raise ValueError(f"{entry['name']} holds {count} games, its manifest says {entry['games']}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m thirtyone_env.replay", description=__doc__.splitlines()[0]
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "file",
+        type=Path,
+        help="a JSON Lines game record, or a record folder of evaluate.py --record "
+        f"(complete only with its {MANIFEST})",
     )
-    parser.add_argument("file", help="a JSON Lines game record")
-    parser.add_argument("--game", type=int, default=None, help="print only game K (0-based) of the file")
+    parser.add_argument("--game", type=int, default=None, help="print only game K (0-based, in file order)")
     args = parser.parse_args(argv)
+    if args.game is not None and args.game < 0:
+        parser.error(f"--game must be a non-negative integer, got {args.game}")
+    note = None if args.file.is_dir() else incomplete_note(args.file)
+    if note:
+        print(f"{PROG}: warning: {note}", file=sys.stderr)
+    seen = 0
+    current = ""  # the game being printed, for an error's message
     try:
-        games = list(read_games(args.file))
-        if args.game is not None:
-            if not 0 <= args.game < len(games):
-                parser.error(f"--game {args.game}: the file holds games 0..{len(games) - 1}")
-            games = [games[args.game]]
-        for game in games:
-            print_game(game)
-    except (ValueError, KeyError, TypeError) as e:
-        print(f"replay: error: {args.file}: {e}", file=sys.stderr)
+        for label, game in record_games(args.file):
+            current = label
+            if args.game is None or args.game == seen:
+                print_game(game)
+            current = ""
+            seen += 1
+    except RECORD_ERRORS as e:
+        problem = f"missing key {e}" if isinstance(e, KeyError) else str(e)
+        if current:
+            problem = f"{current}: {problem}"
+        if not problem.startswith(str(args.file)):
+            problem = f"{args.file}: {problem}"
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{PROG}: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    if seen == 0:
+        print(f"{PROG}: error: {args.file} holds no game: an empty record", file=sys.stderr)
+        return 2
+    if args.game is not None and args.game >= seen:
+        print(f"{PROG}: error: --game {args.game}: the record holds games 0..{seen - 1}", file=sys.stderr)
         return 2
     return 0
 
