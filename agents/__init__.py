@@ -228,7 +228,7 @@ def _player_attribute(module: types.ModuleType, attr: str, label: str) -> Any:
             )
     elif not callable(obj):
         raise ValueError(
-            f"player {label!r}: {attr} is a {type(obj).__name__}, not a player class or function"
+            f"player {label!r}: {attr} is not a player class or function (it is of type {type(obj).__name__})"
         )
     return obj
 
@@ -241,8 +241,8 @@ def _construct(label: str, target: Any, kwargs: dict[str, Any]) -> Any:
         raise ValueError(f"bad options for player {label!r}: {e}") from None
     if not callable(getattr(player, "act", None)):
         raise ValueError(
-            f"player {label!r}: {getattr(target, '__name__', target)} returned a {type(player).__name__}, "
-            "which has no act(observation, action_mask) method"
+            f"player {label!r}: {getattr(target, '__name__', target)} returned an object of type "
+            f"{type(player).__name__}, which has no act(observation, action_mask) method"
         )
     return player
 

@@ -143,7 +143,7 @@ def _load_cached(path_text: str, size: int, mtime_ns: int) -> NumpyPolicy:
 #: The entry ``save_model`` of ``train.py`` adds to an SB3 zip: the actor's
 #: architecture as plain JSON (:func:`describe`).
 DESCRIPTION = "thirtyone.json"
-SERIALIZED = ":serialized:"  #: SB3's mark of a cloudpickled entry of the "data" JSON
+MAX_ENTRY = 1 << 30  #: bytes an entry may unpack to (a 256-256 model's are ~2 MB)
 POLICY_NET = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
 
 
@@ -193,6 +193,11 @@ def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> Mo
         missing = [n for n in ("data", *tensors) if n not in names]
         if missing:
             raise ValueError(f"not an SB3 model: no {', '.join(missing)} in the archive")
+        for name in ("data", DESCRIPTION, *tensors):
+            if name in names and archive.getinfo(name).file_size > MAX_ENTRY:
+                raise ValueError(
+                    f"its {name} unpacks to {archive.getinfo(name).file_size:,} bytes: not a model"
+                )
         data = json.loads(archive.read("data"))
         if not isinstance(data, dict):
             raise ValueError("its data entry is not a JSON object")

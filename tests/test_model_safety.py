@@ -163,13 +163,17 @@ def test_evaluate_plays_a_crafted_model_without_running_it(tmp_path, honest):
     assert not marker.exists()
 
 
-def test_resume_never_unpickles_the_checkpoint(tmp_path):
-    """train.py --resume of a run whose checkpoint was swapped for a crafted one:
-    serialized data is never read (the run goes on), crafted tensors are refused."""
+def test_train_never_unpickles_an_opponent_or_its_checkpoint(tmp_path, honest):
+    """train.py with a crafted model among its opponents plays it without running it;
+    --resume of a run whose checkpoint was swapped for a crafted one: its serialized
+    data is never read (the run goes on), crafted tensors are refused by name."""
+    marker = tmp_path / "fired"
+    crafted = tmp_path / "crafted.zip"
+    crafted.write_bytes(poison_data(honest[1], marker))
     base = [sys.executable, str(ROOT / "train.py")]
     tiny = ["--total-timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64",
             "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8", "--eval-every", "0",
-            "--checkpoint-every", "128", "--opponents", "random", "--no-progress"]  # fmt: skip
+            "--checkpoint-every", "128", "--opponents", f"random,ppo:path={crafted}", "--no-progress"]  # fmt: skip
     r = subprocess.run(
         [*base, "--run-name", "r", "--runs-dir", str(tmp_path), *tiny],
         capture_output=True,
@@ -177,15 +181,15 @@ def test_resume_never_unpickles_the_checkpoint(tmp_path):
         timeout=300,
     )
     assert r.returncode == 0, r.stderr
+    assert not marker.exists()
     ckpt = tmp_path / "r" / "checkpoints" / "ckpt_000000000128.zip"
-    honest = ckpt.read_bytes()
-    marker = tmp_path / "fired"
-    ckpt.write_bytes(poison_tensors(poison_data(honest, marker), marker, "policy.optimizer.pth"))
+    honest_ckpt = ckpt.read_bytes()
+    ckpt.write_bytes(poison_tensors(poison_data(honest_ckpt, marker), marker, "policy.optimizer.pth"))
     resume = [*base, "--resume", str(tmp_path / "r"), "--no-progress"]
     r = subprocess.run([*resume, "--total-timesteps", "192"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "ckpt_000000000128.zip" in r.stderr and "Traceback" not in r.stderr
     assert not marker.exists()
-    ckpt.write_bytes(poison_data(honest, marker))
+    ckpt.write_bytes(poison_data(honest_ckpt, marker))
     r = subprocess.run([*resume, "--total-timesteps", "192"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert not marker.exists()
