@@ -239,6 +239,8 @@ def _construct(label: str, target: Any, kwargs: dict[str, Any]) -> Any:
         player = target(**kwargs)
     except TypeError as e:
         raise ValueError(f"bad options for player {label!r}: {e}") from None
+    except ValueError as e:  # the player refused a value: say which player
+        raise ValueError(f"player {label!r}: {e}") from None
     if not callable(getattr(player, "act", None)):
         raise ValueError(
             f"player {label!r}: {getattr(target, '__name__', target)} returned an object of type "

@@ -191,6 +191,7 @@ def test_entry_points_are_not_seen_without_their_package(site):
         (f"{PACKAGE}.bots:EarlyKnocker:first=x", r"option 'first' takes an integer, got 'x'"),
         (f"{PACKAGE}.bots:EarlyKnocker:second=1", r"unknown option 'second'; options are \['first'\]"),
         ("nobody", r"unknown player 'nobody'; players are \[.*\], or a class by import path"),
+        ("expert:horizon=99", r"player 'expert': horizon=99 is not allowed"),  # the constructor's own check
     ],
 )
 def test_clear_errors(on_path, spec, message):
