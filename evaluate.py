@@ -95,7 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def check_players(parser: argparse.ArgumentParser, players: list[str], rules: Rules) -> None:
-    """Every spec names a player that can sit at this table."""
+    """Every spec names a player with valid options (all checked before any player is
+    built), then each player can sit at this table."""
+    for spec in players:
+        try:
+            agents.check_spec(spec)
+        except (ValueError, OSError) as e:
+            parser.error(str(e))
     for spec in players:
         try:
             player = agents.from_spec(spec)

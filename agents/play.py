@@ -11,7 +11,8 @@ each opponent, lives) with the legal moves as short commands:
     x Qh     discard the queen of hearts  3        the move numbered 3 in the list
     ?        help                         q        quit
 
-(The table variants list their exchanges by number, or by name: ``swap 0 1 2``.)
+(The table variants list their exchanges by number, or by name: ``swap 0 1 2``; at a
+Switch carry-over offer, ``carry`` or ``decline``.)
 Opponents' moves are shown as they happen, with only what a player at the table
 would see; a showdown shows every hand and who lost lives. Bad input gets a message
 and the question again. ``--record FILE`` saves the game as JSON Lines in a new file
@@ -54,11 +55,15 @@ from thirtyone_env.rules import PRESETS, Rules
 from thirtyone_env.views import describe_view, player_view
 
 SHORT = {"s": DRAW_STOCK, "d": TAKE_DISCARD, "k": KNOCK, "t": STAND}
+#: Short words for moves that have a longer name (the Switch carry-over offer).
+ALIASES = {"carry": "carry over", "decline": "decline carry"}
 HELP = """commands:
   s        draw from the stock          d        take the top discard
   k        knock                        t        stand (last turn after a knock)
   x Qh     discard the queen of hearts  3        the move numbered 3 in the list
   ?        this help                    q        quit
+  carry    Switch: lay your last one-suit hand face up as the new table hand
+  decline  Switch: do not carry it over
   (table variants: the move's number, or its name as listed, e.g. 'swap 0 1 2')"""
 
 
@@ -113,7 +118,7 @@ def parse_command(text: str, legal: list[int], hand: tuple[int, ...]) -> int:
         action = DISCARD_BASE + card
     else:
         try:
-            action = parse_action(t)
+            action = parse_action(ALIASES.get(low, t))
         except ValueError:
             raise ValueError(f"unknown command {t!r} (? for help)") from None
     if action not in legal:
@@ -252,6 +257,11 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rul
             parser.error(str(e))
         except OSError as e:  # e.g. a name too long to look up
             parser.error(f"--record {args.record}: {e.strerror or e}")
+    for spec in args.opponents:  # every spec checked before any player is built
+        try:
+            agents.check_spec(spec)
+        except (ValueError, OSError) as e:
+            parser.error(str(e))
     for spec in args.opponents:
         try:
             player = agents.from_spec(spec)

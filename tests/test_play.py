@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from thirtyone_env.records import read_games, replay
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,3 +69,20 @@ def test_variant_table_moves_by_number():
     r = run_play("1\n" * 3000, "--opponents", "expert", "greedy", "--rules", "stop_the_bus", "--seed", "2")
     assert r.returncode == 0, r.stderr
     assert "bus 0 0" in r.stdout and "round over" in r.stdout
+
+
+def test_switch_carry_over_is_typed_as_carry_or_decline():
+    """'carry' and 'decline' name the two moves of the carry-over offer (and only then);
+    seed 7 offers seat 0 a carry-over: typing 'carry' at every question carries it."""
+    from agents.play import parse_command
+    from thirtyone_env.actions import CARRY_OVER, DECLINE_CARRY, DRAW_STOCK
+
+    offer = [CARRY_OVER, DECLINE_CARRY]
+    assert parse_command("carry", offer, ()) == CARRY_OVER
+    assert parse_command("Decline", offer, ()) == DECLINE_CARRY
+    assert parse_command("decline carry", offer, ()) == DECLINE_CARRY
+    with pytest.raises(ValueError, match="carry over is not allowed now"):
+        parse_command("carry", [DRAW_STOCK], ())
+    r = run_play("carry\n1\n" * 3000, "--opponents", "expert", "greedy", "--rules", "switch", "--seed", "7")
+    assert r.returncode == 0, r.stderr
+    assert "seat 0 (you) carries the hand" in r.stdout and "carry over is not allowed now" in r.stdout
