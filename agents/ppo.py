@@ -143,6 +143,7 @@ def _load_cached(path_text: str, size: int, mtime_ns: int) -> NumpyPolicy:
 #: The entry ``save_model`` of ``train.py`` adds to an SB3 zip: the actor's
 #: architecture as plain JSON (:func:`describe`).
 DESCRIPTION = "thirtyone.json"
+SAFE_TORCH = (2, 6)  #: the first torch whose weights-only loader is safe (CVE-2025-32434)
 MAX_ENTRY = 1 << 30  #: bytes an entry may unpack to (a 256-256 model's are ~2 MB)
 POLICY_NET = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
 
@@ -186,6 +187,7 @@ def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> Mo
     which refuses anything but tensors and plain containers."""
     import torch
 
+    check_torch(torch.__version__)
     if not zipfile.is_zipfile(io.BytesIO(raw)):
         raise ValueError("not a zip archive")
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
@@ -211,6 +213,17 @@ def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> Mo
             except Exception as e:  # UnpicklingError for anything but plain tensors
                 raise ValueError(f"{name} holds more than tensors, refused: {e}") from None
     return ModelZip(data, description, states)
+
+
+def check_torch(version: str) -> None:
+    """Refuse a torch whose weights-only loader can be made to run code (before 2.6:
+    CVE-2025-32434)."""
+    m = re.match(r"(\d+)\.(\d+)", version)
+    if not m or (int(m.group(1)), int(m.group(2))) < SAFE_TORCH:
+        raise ValueError(
+            f"torch {version} cannot read model files safely (its weights-only loader can run code): "
+            f"install torch {SAFE_TORCH[0]}.{SAFE_TORCH[1]} or later"
+        )
 
 
 def plain_zip(model: ModelZip) -> io.BytesIO:

@@ -270,3 +270,13 @@ def test_check_spec_builds_no_player_and_reads_no_model(tmp_path, monkeypatch):
     assert not marker.exists()
     agents.from_spec(f"{bots}:Marking")
     assert marker.exists()
+
+
+def test_a_torch_with_an_unsafe_weights_only_loader_is_refused():
+    from agents.ppo import check_torch
+
+    check_torch(torch.__version__)  # the installed one is safe
+    check_torch("2.6.0+cpu")
+    for old in ("2.5.1", "1.13.0", "garbage"):
+        with pytest.raises(ValueError, match=f"torch {old} cannot read model files safely"):
+            check_torch(old)
