@@ -164,16 +164,21 @@ def test_evaluate_plays_a_crafted_model_without_running_it(tmp_path, honest):
 
 
 def test_train_never_unpickles_an_opponent_or_its_checkpoint(tmp_path, honest):
-    """train.py with a crafted model among its opponents plays it without running it;
+    """train.py with a crafted model among its opponents (beside a player of one's own,
+    by file) plays it without running it;
     --resume of a run whose checkpoint was swapped for a crafted one: its serialized
     data is never read (the run goes on), crafted tensors are refused by name."""
     marker = tmp_path / "fired"
     crafted = tmp_path / "crafted.zip"
     crafted.write_bytes(poison_data(honest[1], marker))
+    mine = tmp_path / "mine.py"  # and a player of one's own, by file
+    mine.write_text(
+        "class First:\n    def act(self, observation, action_mask):\n        return int(action_mask.argmax())\n"
+    )
     base = [sys.executable, str(ROOT / "train.py")]
     tiny = ["--total-timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64",
             "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8", "--eval-every", "0",
-            "--checkpoint-every", "128", "--opponents", f"random,ppo:path={crafted}", "--no-progress"]  # fmt: skip
+            "--checkpoint-every", "128", "--opponents", f"random,ppo:path={crafted},{mine}:First", "--no-progress"]  # fmt: skip
     r = subprocess.run(
         [*base, "--run-name", "r", "--runs-dir", str(tmp_path), *tiny],
         capture_output=True,
