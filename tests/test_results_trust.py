@@ -317,6 +317,24 @@ def test_a_missing_key_is_named_in_a_sentence(tmp_path):
     assert f"{path}:3: the 'round' line lacks the keys 'deck' and 'actions'" in r.stderr
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "what"),
+    [("deck", 5, "a list of card ids"), ("actions", [[0]], "a list of [seat, action id, name] entries")],
+)
+def test_a_value_of_the_wrong_shape_is_named(tmp_path, key, value, what):
+    rules = Rules()
+    rec = play_game(
+        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(0), rules, keep_history=True
+    )
+    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    first = json.loads(lines[1])
+    first[key] = value
+    lines[1] = json.dumps(first)
+    path = write_lines(tmp_path / "w.jsonl", lines)
+    r = replay_cli(path)
+    assert r.returncode == 2 and f"{path}:2: the 'round' line's {key!r} must be {what}" in r.stderr, r.stderr
+
+
 def test_deeply_nested_brackets_are_a_clear_error(tmp_path):
     path = tmp_path / "deep.jsonl"
     path.write_text(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing as mp
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,9 +317,15 @@ def run_tournament(
         done_iter: Iterator[list[GameOutcome]] = map(_worker, tasks)
         _collect(done_iter, results, progress)
     else:
-        with mp.get_context().Pool(workers) as pool:
+        with mp.get_context().Pool(workers, initializer=_ignore_interrupt) as pool:
             _collect(pool.imap(_worker, tasks), results, progress)
     return results
+
+
+def _ignore_interrupt() -> None:
+    """Workers leave Ctrl-C to the main process, which stops the pool (no worker
+    tracebacks)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _collect(

@@ -220,6 +220,37 @@ REQUIRED_KEYS = {
 }
 
 
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_ints(x: Any) -> bool:
+    return isinstance(x, list) and all(_is_int(v) for v in x)
+
+
+#: The shape of each key a line states: (test, what it must be).
+KEY_SHAPES: dict[str, tuple[Any, str]] = {
+    "rules": (lambda x: isinstance(x, dict), "an object of rule fields"),
+    "num_players": (_is_int, "an integer"),
+    "dealer": (_is_int, "a seat number"),
+    "round_no": (lambda x: x is None or _is_int(x), "a round number"),
+    "deck": (_is_ints, "a list of card ids"),
+    "reshuffles": (
+        lambda x: isinstance(x, list) and all(_is_ints(r) for r in x),
+        "a list of lists of card ids",
+    ),
+    "actions": (
+        lambda x: (
+            isinstance(x, list)
+            and all(isinstance(a, list) and len(a) == 3 and _is_int(a[0]) and _is_int(a[1]) for a in x)
+        ),
+        "a list of [seat, action id, name] entries",
+    ),
+    "result": (lambda x: x is None or isinstance(x, dict), "an object (or null)"),
+    "winners": (_is_ints, "a list of seats"),
+}
+
+
 def write_manifest(
     folder: str | os.PathLike, files: Sequence[tuple[str, int]], config: dict[str, Any]
 ) -> Path:
@@ -313,6 +344,9 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
     if missing:
         s = "s" if len(missing) > 1 else ""
         raise ValueError(f"{where}: the {kind!r} line lacks the key{s} {_named(missing)}")
+    for key, (fits, what) in KEY_SHAPES.items():
+        if key in obj and key in (*REQUIRED_KEYS[kind], "round_no") and not fits(obj[key]):
+            raise ValueError(f"{where}: the {kind!r} line's {key!r} must be {what}")
     return obj
 
 

@@ -150,12 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.game is not None and args.game < 0:
         parser.error(f"--game must be a non-negative integer, got {args.game}")
-    note = None if args.file.is_dir() else incomplete_note(args.file)
-    if note:
-        print(f"{PROG}: warning: {note}", file=sys.stderr)
     seen = 0
     current = ""  # the game being printed, for an error's message
     try:
+        note = None if args.file.is_dir() else incomplete_note(args.file)
+        if note:
+            print(f"{PROG}: warning: {note}", file=sys.stderr)
         for label, game in record_games(args.file):
             current = label
             if args.game is None or args.game == seen:
