@@ -783,3 +783,15 @@ def test_stacked_deck_element_that_is_not_a_card_is_refused_by_name(bad):
 def test_stacked_deck_that_is_not_a_sequence_is_refused():
     with pytest.raises(ValueError, match="not a sequence of cards"):
         new_game(Rules(), 3, np.random.default_rng(0), dealer=2, deck=5)
+
+
+@pytest.mark.parametrize("bad", [2.5, False])
+def test_both_envs_refuse_a_reset_deck_with_an_element_that_is_not_a_card(bad):
+    from thirtyone_env import multiagent
+    from thirtyone_env.env import ThirtyOneEnv
+
+    deck = [0, 1, 2, bad]
+    with pytest.raises(ValueError, match=r"stacked deck: element 3 \(.*\) is not a card"):
+        ThirtyOneEnv(3).reset(seed=0, options={"deck": deck})
+    with pytest.raises(ValueError, match=r"stacked deck: element 3 \(.*\) is not a card"):
+        multiagent.raw_env(num_players=3).reset(seed=0, options={"deck": deck})
