@@ -226,7 +226,8 @@ class ExpertPlayer:
         blitz_bonus: extra points a 31 is worth in the potential table.
         table_knock_at: in Switch, the hand value it knocks on (Stop the Bus: the share
             of hands it must beat, ``table_strategy``'s default); the table moves of
-            the variants follow :func:`thirtyone_env.table_strategy.table_move`.
+            the variants follow :func:`thirtyone_env.table_strategy.table_move`
+            (the Switch carry-over too: carried over only by the seat that plays first).
     """
 
     obs_encoding = "view"

@@ -295,6 +295,10 @@ def test_record_round_trip_replays_the_decision(decision):
         if decision == CARRY_OVER
         else "seat 0 declines to carry the last hand over"
     )
+    # at the table a carry is seen by all, a decline by nobody else (it would tell that
+    # the unshown hand qualified)
+    assert describe_event(*s.history[1], viewer=0) == text.replace("seat 0", "seat 0 (you)")
+    assert describe_event(*s.history[1], viewer=1) == (text if decision == CARRY_OVER else None)
 
 
 def test_switch_games_without_an_offer_are_the_games_of_before():

@@ -47,8 +47,8 @@ def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -
         return f"{who} (dealer) keeps dealt hand {data}; the other lies face up"
     if kind == "carry_over":
         return f"{who} carries the hand {format_cards(data)} over: it lies face up as table hand 0"
-    if kind == "decline_carry":
-        return f"{who} declines to carry the last hand over"
+    if kind == "decline_carry":  # silent at the table: it would tell that an unshown hand qualified
+        return None if hidden else f"{who} declines to carry the last hand over"
     if kind in ("widow", "bus"):
         given, taken = data
         return f"{who} exchanges hand slots {list(given)} for table slots {list(taken)}"

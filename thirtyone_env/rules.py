@@ -141,6 +141,10 @@ class Rules:
       one card at a time to each player and to the face-down hand); the dealer then
       has no choice of hands and play starts from the dealer's left as usual. If
       nobody accepts, the round is the usual Switch deal (with the dealer's choice).
+      A decline is silent: no other seat's observation, view or table log shows it
+      (after a void round or a blitz it would tell that an unshown hand qualified);
+      only the PettingZoo env's ``agent_selection``, whose turn it is, shows who is
+      asked.
     """
 
     deck: str = "standard52"
