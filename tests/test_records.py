@@ -87,6 +87,10 @@ def test_env_saves_its_game(tmp_path):
     assert game[0]["players"].count("agent") == 1
     state = final_of(game)
     assert list(state.lives) == list(env.unwrapped.state.lives)
+    before = Path(path).read_bytes()
+    with pytest.raises(ValueError, match="exists: refusing to replace it"):
+        env.save_record(path)  # never over a file: not even its own earlier record
+    assert Path(path).read_bytes() == before
 
 
 def test_evaluate_records_every_game_and_replay_prints_it(tmp_path):

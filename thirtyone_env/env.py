@@ -327,13 +327,17 @@ class ThirtyOneEnv(gym.Env):
     def save_record(self, path: str) -> str:
         """Write the current game (every round played so far, with the engine's full
         account of it) as JSON Lines: replay it with ``python -m thirtyone_env.replay``.
-        Opponents are named by class; the agent's seat is listed as ``"agent"``."""
+        Opponents are named by class; the agent's seat is listed as ``"agent"``.
+        ``path`` must be a new file (``ValueError`` otherwise): a file that exists is
+        never replaced."""
+        from thirtyone_env.files import check_new_file
         from thirtyone_env.records import game_lines, write_lines
 
         if self._compiled is not None:
             raise RuntimeError("save_record needs backend='python' (the compiled backend keeps no history)")
         if self.state is None:
             raise RuntimeError("call reset() before save_record(): there is no game yet")
+        check_new_file(path, "record")
         s = self.state
         names = []
         for seat in range(self.num_players):

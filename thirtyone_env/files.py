@@ -119,11 +119,11 @@ def check_new_file(path: str | os.PathLike, what: str = "file") -> Path:
     """``ValueError`` unless ``path`` names a file that does not exist yet in a place
     where it can be written (never replace a file the program did not write)."""
     path = Path(path)
+    check_name(path.name, what)  # first: a name too long makes is_dir() raise
     if path.is_dir():
         raise ValueError(f"{what} {path} is a folder; give a file name")
     if path.exists() or path.is_symlink():
         raise ValueError(f"{what} {path} exists: refusing to replace it (give a new name)")
-    check_name(path.name, what)
     check_writable_dir(path.parent if str(path.parent) else ".", f"{what} {path}:")
     return path
 
