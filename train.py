@@ -7,11 +7,19 @@
 
 Every option is a field of :class:`TrainConfig` (``--help`` lists them). A run writes
 ``runs/<name>/``: ``config.json``, ``versions.json``, ``logs/`` (TensorBoard and
-``progress.csv``; a resumed run keeps the earlier part as ``progress_to_<steps>.csv``), ``evaluations.csv`` (the periodic ladder evaluation),
+``progress.csv``; a resumed run keeps the earlier part as ``progress_to_<steps>.csv``,
+never over an earlier one), ``evaluations.csv`` (the periodic ladder evaluation),
 ``checkpoints/`` (``ckpt_<steps>.zip``), ``pool/`` (self-play snapshots),
-``best_model.zip`` (best evaluation so far) and ``final_model.zip``. Every file is
-written atomically. Ctrl-C (or SIGTERM) saves a checkpoint before exiting; bad input
-exits with code 2 and a message that names the problem.
+``demonstrations.npz`` (the imitation warm start's decisions), ``best_model.zip`` (best
+evaluation so far) and ``final_model.zip``. Every file is written atomically with the
+user's umask. Evaluation rows later than the checkpoint a run resumes from (a crash)
+are set aside in ``evaluations_set_aside.csv`` with the best model they chose.
+
+Every option is checked before the run folder is created; the folder is locked for
+the whole run (a second train.py on it is refused). Ctrl-C (or SIGTERM) saves a
+checkpoint before exiting, or during the warm start the decisions collected so far
+(``--resume`` goes on from them); a fresh start that fails before saving anything
+removes its folder. Bad input exits with code 2 and a message that names the problem.
 """
 
 from __future__ import annotations
@@ -21,13 +29,15 @@ import csv
 import dataclasses
 import io
 import json
+import math
 import os
 import platform
 import re
+import shutil
 import signal
 import sys
-import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -38,11 +48,19 @@ import numpy as np
 import agents
 from thirtyone_env.encoding import ENCODINGS
 from thirtyone_env.env import EPISODES, REWARDS
+from thirtyone_env.files import FolderLock, atomic_write, check_name, check_writable_dir, make_dir
 from thirtyone_env.rules import Rules
 
 ACTIVATIONS = ("tanh", "relu")
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
 CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
+#: fields a resumed run may change: how far to go on, not what is trained
+OPERATIONAL = ("total_timesteps", "time_limit")
+#: seeds numpy's legacy generator (which SB3 seeds) takes
+MAX_SEED = 2**32 - 1
+#: torch device types a run can train on ('auto' too: SB3 picks CUDA where there is one)
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu")
+TYPE_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +112,8 @@ class TrainConfig:
     torch_threads: int = 1  #: torch threads of the learner (1 suits small MLPs beside env workers)
 
     def __post_init__(self) -> None:
+        self._check_types()
+        self._check_numbers()
         Rules.preset(self.rules)  # names the presets on a typo
         Rules.preset(self.rules).check_num_players(self.players)
         if self.seat != "random" and not (self.seat.isdigit() and int(self.seat) < self.players):
@@ -108,6 +128,7 @@ class TrainConfig:
         ):
             if value not in allowed:
                 raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+        check_name(self.run_name, "run_name")  # '.' and '..' are no run folder
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.run_name):
             raise ValueError(f"run_name={self.run_name!r}: use letters, digits, '_', '-', '.'")
         if not 0.0 <= self.self_play <= 1.0:
@@ -161,6 +182,37 @@ class TrainConfig:
             raise ValueError(f"eval_every={self.eval_every!r} must be 0 (never) or more")
         self.hidden_sizes  # noqa: B018 (validates)
 
+    def _check_types(self) -> None:
+        """Each field of its declared type (a hand-edited config.json can hold anything):
+        ``ValueError`` naming the field; an integer given for a float is taken as one."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            expected = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}[str(f.type)]
+            if isinstance(value, bool) != (f.type == "bool") or not isinstance(value, expected):
+                raise ValueError(
+                    f"{f.name}={value!r} must be {TYPE_WORDS[str(f.type)]}, not {type(value).__name__}"
+                )
+            if f.type == "float":
+                object.__setattr__(self, f.name, float(value))
+
+    def _check_numbers(self) -> None:
+        """Numbers in their domains (argparse takes 'nan' and 'inf' for a float)."""
+        for f in dataclasses.fields(self):
+            if f.type == "float" and not math.isfinite(getattr(self, f.name)):
+                raise ValueError(f"{f.name}={getattr(self, f.name)!r} must be a finite number")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed={self.seed} must be in 0..{MAX_SEED} (the seeds numpy and SB3 take)")
+        for name, ok, rule in (
+            ("learning_rate", self.learning_rate > 0, "positive"),
+            ("gamma", 0 <= self.gamma <= 1, "in [0, 1]"),
+            ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),
+            ("clip_range", self.clip_range > 0, "positive"),
+            ("ent_coef", self.ent_coef >= 0, "0 or more"),
+            ("vf_coef", self.vf_coef >= 0, "0 or more"),
+        ):
+            if not ok:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be {rule}")
+
     @property
     def vec(self) -> str:
         """The vector env this run uses: ``auto`` is ``batched`` when the kernels play
@@ -207,22 +259,6 @@ class TrainConfig:
 # -- files ----------------------------------------------------------------------------
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write a file so that a reader (or a crash) never sees half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_model(model: Any, path: Path) -> None:
     """An SB3 zip with the actor described in plain JSON (``thirtyone.json``), so a
     player reads it without unpickling anything (:mod:`agents.ppo`)."""
@@ -250,12 +286,29 @@ def last_checkpoint(run_dir: Path) -> Path | None:
     return max(found)[1] if found else None
 
 
+def checkpoint_steps(path: Path | None) -> int:
+    """The steps a checkpoint's name says (0 for none: a run from the start)."""
+    m = CHECKPOINT.search(path.name) if path is not None else None
+    return int(m.group(1)) if m else 0
+
+
+def free_name(path: Path) -> Path:
+    """``path``, else ``<stem>_2<suffix>``, ``<stem>_3<suffix>``, ...: the first name not
+    taken (a log or result is never replaced)."""
+    candidate, k = path, 1
+    while candidate.exists() or candidate.is_symlink():
+        k += 1
+        candidate = path.with_name(f"{path.stem}_{k}{path.suffix}")
+    return candidate
+
+
 # -- environments ----------------------------------------------------------------------
 
 
 def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) -> Any:
     """A picklable env factory for one vector slot (each slot builds its own seats);
     with ``opponents_only``, a factory of the opponent seats alone."""
+    trainer = os.getpid()  # the process that made the factory handles Ctrl-C
 
     def seats() -> list[Any]:
         from agents.league import LeagueSeat
@@ -277,8 +330,8 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
 
         from thirtyone_env.env import ThirtyOneEnv
 
-        if config.vec == "subproc":
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
+        if os.getpid() != trainer:  # an env worker process: Ctrl-C is the trainer's to handle
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         env = ThirtyOneEnv(
             num_players=config.players,
             rules=config.rules,
@@ -365,20 +418,76 @@ def evaluate_policy_file(path: Path, config: TrainConfig, spec: str, games: int,
 
 
 def read_evaluations(run_dir: Path) -> list[dict[str, str]]:
+    """The rows of ``evaluations.csv`` in the order written; ``ValueError`` naming the
+    file when it is not one this script wrote (missing columns, a bad number)."""
     path = run_dir / "evaluations.csv"
     if not path.exists():
         return []
     with path.open(newline="") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    for k, row in enumerate(rows, 2):
+        try:
+            missing = [name for name in EVAL_FIELDS if row.get(name) is None]
+            if missing:
+                raise ValueError(f"no {', '.join(missing)}")
+            int(row["timesteps"]), float(row["win_rate"])
+        except ValueError as e:
+            raise ValueError(f"{path} line {k} is not an evaluation row ({e})") from None
+    return rows
 
 
-def write_evaluations(run_dir: Path, rows: list[dict[str, Any]]) -> None:
+def write_evaluations(run_dir: Path, rows: list[dict[str, Any]], name: str = "evaluations.csv") -> None:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=EVAL_FIELDS)
     writer.writeheader()
     for row in rows:
         writer.writerow({k: row[k] for k in EVAL_FIELDS})
-    atomic_write(run_dir / "evaluations.csv", buf.getvalue())
+    atomic_write(run_dir / name, buf.getvalue())
+
+
+def best_evaluation(rows: list[dict[str, str]]) -> tuple[int | None, float]:
+    """The evaluation that chose ``best_model.zip`` (its timesteps and mean win rate):
+    the last to beat every earlier one, as the callback chooses (``None``: no rows)."""
+    source, best = None, -np.inf
+    for steps in dict.fromkeys(int(r["timesteps"]) for r in rows):
+        score = float(np.mean([float(r["win_rate"]) for r in rows if int(r["timesteps"]) == steps]))
+        if score > best:
+            source, best = steps, score
+    return source, best
+
+
+def set_aside_after(run_dir: Path, steps: int) -> None:
+    """Before a run goes on from ``steps`` (-1: from the start): keep the log so far
+    under a name of its own (SB3 starts ``progress.csv`` anew), and set aside the
+    evaluation rows later than ``steps`` (written after the last checkpoint, before a
+    crash) with the best model they chose, so they take no part in choosing the next.
+    Nothing is deleted or replaced."""
+    log = run_dir / "logs" / "progress.csv"
+    if log.exists():
+        log.rename(free_name(run_dir / "logs" / f"progress_to_{max(steps, 0):012d}.csv"))
+    rows = read_evaluations(run_dir)
+    kept = [r for r in rows if int(r["timesteps"]) <= steps]
+    if len(kept) == len(rows):
+        return
+    aside = free_name(run_dir / "evaluations_set_aside.csv")
+    write_evaluations(run_dir, [r for r in rows if int(r["timesteps"]) > steps], aside.name)
+    write_evaluations(run_dir, kept)  # after the copy: a crash between them loses nothing
+    print(
+        f"{len(rows) - len(kept)} evaluation rows after {max(steps, 0):,} steps (where the run goes on) "
+        f"moved to {aside}",
+        flush=True,
+    )
+    best = run_dir / "best_model.zip"
+    chosen = best_evaluation(rows)[0]
+    if best.exists() and chosen is not None and chosen > steps:
+        moved = best.rename(free_name(run_dir / "best_model_set_aside.zip"))
+        source = best_evaluation(kept)[0]
+        restore = run_dir / "checkpoints" / f"ckpt_{source or 0:012d}.zip"
+        note = "no model of the best evaluation kept: the next evaluation chooses anew"
+        if source is not None and restore.exists():
+            atomic_write(best, restore.read_bytes())
+            note = f"best_model.zip is again the model evaluated at {source:,} steps"
+        print(f"the best model they chose moved to {moved}; {note}", flush=True)
 
 
 # -- the training loop ----------------------------------------------------------------------
@@ -401,11 +510,9 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
             self.evaluated = -1
             self.marks: dict[str, int] = {}
             self.evals = read_evaluations(run_dir)
-            self.best = max((self._score(r["timesteps"]) for r in self.evals), default=-np.inf)
-
-        def _score(self, steps: Any) -> float:
-            rows = [r for r in self.evals if int(r["timesteps"]) == int(steps)]
-            return float(np.mean([float(r["win_rate"]) for r in rows])) if rows else -np.inf
+            # the score to beat: that of the evaluation whose model best_model.zip holds
+            has_best = (run_dir / "best_model.zip").exists()
+            self.best = best_evaluation(self.evals)[1] if has_best else -np.inf
 
         def _due(self, key: str, every: int) -> bool:
             last = self.marks.setdefault(key, self.num_timesteps // every)
@@ -421,7 +528,7 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
                 self.marks["eval"] = self.num_timesteps // config.eval_every
             if config.self_play > 0 and not any((run_dir / "pool").glob("*.npz")):
                 self.snapshot()  # the initial policy: the pool is never empty
-            if config.eval_every and self.num_timesteps == 0:
+            if config.eval_every and self.num_timesteps == 0 and not self.evals:
                 self.evaluate()  # where the curve starts (after any warm start)
             if progress:
                 from tqdm import tqdm
@@ -436,8 +543,7 @@ def make_callback(config: TrainConfig, progress: bool) -> Any:
                 )
 
         def snapshot(self) -> None:
-            pool = run_dir / "pool"
-            pool.mkdir(parents=True, exist_ok=True)
+            pool = make_dir(run_dir / "pool")
             NumpyPolicy.from_sb3(self.model.policy).save(pool / f"snap_{self.num_timesteps:012d}.npz")
             for old in sorted(pool.glob("snap_*.npz"))[: -config.pool_size]:
                 old.unlink()
@@ -529,6 +635,24 @@ def build_model(config: TrainConfig, env: Any) -> Any:
 #: Teacher decisions per collection job: the jobs and their seeds depend on the seed
 #: and the decision count only, so the demonstrations are the same on any worker count.
 IMITATION_CHUNK = 5_000
+DEMONSTRATIONS = "demonstrations.npz"  #: the warm start's decisions, in the run folder
+PARTIAL_DEMONSTRATIONS = "demonstrations.partial.npz"  #: those collected before a Ctrl-C
+
+
+class CollectionInterrupted(KeyboardInterrupt):
+    """Ctrl-C during the collection; ``collected`` holds the jobs finished before it
+    (``None``: none)."""
+
+    def __init__(self, collected: Any) -> None:
+        super().__init__("interrupted during the collection")
+        self.collected = collected
+
+
+def _ignore_interrupts() -> None:
+    """A collection worker's start: Ctrl-C is the trainer's to handle (it saves what
+    was collected), and the pool's SIGTERM just ends the worker (no traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _collect_chunk(job: tuple[TrainConfig, int, int]) -> Any:
@@ -550,51 +674,160 @@ def _collect_chunk(job: tuple[TrainConfig, int, int]) -> Any:
     )
 
 
-def demonstrations(config: TrainConfig, progress: Any = None) -> Any:
+def table(config: TrainConfig) -> dict[str, Any]:
+    """The table a run plays (every rules option and the table size), as JSON holds
+    it: demonstrations from another table do not fit."""
+    return json.loads(
+        json.dumps({"rules": dataclasses.asdict(Rules.resolve(config.rules)), "players": config.players})
+    )
+
+
+def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
+    """What the run's collection is (stored with its demonstrations): the table, the
+    players and the job layout, so that an interrupted one can go on."""
+    return json.loads(
+        json.dumps(
+            {
+                "table": table(config),
+                "teacher": config.imitate,
+                "behaviour": config.imitate_behaviour,
+                "knock_rollouts": config.imitate_knock_rollouts,
+                "continuation": config.imitate_continuation,
+                "gamma": config.gamma,
+                "seed": config.seed,
+                "decisions": config.imitate_decisions,
+                "chunk": IMITATION_CHUNK,
+                "complete": complete,
+            }
+        )
+    )
+
+
+def collection_jobs(config: TrainConfig) -> list[tuple[TrainConfig, int, int]]:
+    """The collection's jobs (config, seed, decisions), one child seed each."""
+    total = config.imitate_decisions
+    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
+    seeds = [int(c.generate_state(1)[0]) for c in np.random.SeedSequence(config.seed).spawn(len(sizes))]
+    return [(config, seed, size) for seed, size in zip(seeds, sizes, strict=True)]
+
+
+def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) -> Any:
     """The teacher's decisions for the warm start, collected in fixed-size jobs (one
-    child seed each), on ``n_envs`` worker processes with ``--vec-env subproc``."""
+    child seed each), on ``n_envs`` worker processes with ``--vec-env subproc``.
+    ``done``: the decisions of the first jobs, saved by an interrupted collection (a
+    whole number of jobs); only the rest are collected. Ctrl-C raises
+    :class:`CollectionInterrupted` holding every job finished (workers ignore it)."""
     import multiprocessing as mp
 
     from agents.imitation import Demonstrations
 
-    total = config.imitate_decisions
-    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
-    seeds = [int(c.generate_state(1)[0]) for c in np.random.SeedSequence(config.seed).spawn(len(sizes))]
-    jobs = [(config, seed, size) for seed, size in zip(seeds, sizes, strict=True)]
-    workers = min(config.n_envs, len(jobs), os.cpu_count() or 1) if config.vec != "dummy" else 1
-    parts = []
-    if workers <= 1:
-        for job in jobs:
-            parts.append(_collect_chunk(job))
-            if progress:
-                progress(job[2])
-    else:
-        with mp.get_context().Pool(workers) as pool:
-            for part in pool.imap(_collect_chunk, jobs):
-                parts.append(part)
+    jobs = collection_jobs(config)
+    parts = [done] if done is not None and len(done) else []
+    todo = jobs[len(done) // IMITATION_CHUNK :] if parts else jobs
+    if progress and parts:
+        progress(len(done))
+    workers = min(config.n_envs, len(todo), os.cpu_count() or 1) if config.vec != "dummy" else 1
+    try:
+        if workers <= 1:
+            for job in todo:
+                parts.append(_collect_chunk(job))
                 if progress:
-                    progress(len(part))
-    return Demonstrations.concat(parts)
+                    progress(job[2])
+        else:
+            with mp.get_context().Pool(workers, initializer=_ignore_interrupts) as pool:
+                for part in pool.imap(_collect_chunk, todo):
+                    parts.append(part)
+                    if progress:
+                        progress(len(part))
+    except KeyboardInterrupt:
+        raise CollectionInterrupted(Demonstrations.concat(parts) if parts else None) from None
+    demos = Demonstrations.concat(parts)
+    demos.meta = collection_meta(config, complete=True)
+    return demos
 
 
-def load_demonstrations(paths: str) -> Any:
-    """Demonstrations saved by earlier runs (``--imitate-from``, comma-separated files,
-    fitted together); a missing or damaged file is an error that names it."""
+def save_demonstrations(demos: Any, path: Path) -> None:
+    """Write demonstrations as a compressed ``.npz``, atomically."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **demos.arrays())
+    atomic_write(path, buf.getvalue())
+
+
+def read_demonstrations(path: str | Path) -> Any:
+    """A demonstrations file, never unpickled; ``ValueError`` naming it if damaged."""
     from agents.imitation import Demonstrations
 
+    try:
+        return Demonstrations.load(path)
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise ValueError(f"cannot read demonstrations {path}: {type(e).__name__}: {e}") from None
+
+
+def observation_shape(config: TrainConfig) -> tuple[int, int]:
+    """The width of the run's flat observation and its number of actions."""
+    from thirtyone_env.env import ThirtyOneEnv
+
+    env = ThirtyOneEnv(num_players=config.players, rules=config.rules)
+    return int(env.observation_space.shape[0]), int(env.action_space.n)
+
+
+def table_differences(theirs: Any, ours: dict[str, Any]) -> list[str]:
+    """How a stored table differs from the run's (rules options stored in both)."""
+    if not isinstance(theirs, dict) or not isinstance(theirs.get("rules"), dict):
+        return ["its table is not recorded in a form this train.py reads"]
+    out = [] if theirs.get("players") == ours["players"] else [f"players={theirs.get('players')!r}"]
+    rules = theirs["rules"]
+    out += [f"{k}={rules[k]!r}" for k, v in ours["rules"].items() if k in rules and rules[k] != v]
+    return out
+
+
+def load_demonstrations(paths: str, config: TrainConfig) -> Any:
+    """Demonstrations saved by earlier runs (``--imitate-from``, comma-separated files,
+    fitted together), each checked to fit the run (see ``Demonstrations.check``) and,
+    where recorded, to come from the run's table; ``ValueError`` names the file."""
+    from agents.imitation import Demonstrations
+
+    obs_size, num_actions = observation_shape(config)
+    ours = table(config)
     parts = []
     for path in filter(None, (p.strip() for p in paths.split(","))):
+        demos = read_demonstrations(path)
         try:
-            parts.append(Demonstrations.load(path))
-        except (OSError, KeyError, ValueError) as e:
-            raise ValueError(f"cannot read demonstrations {path}: {type(e).__name__}: {e}") from None
-    return Demonstrations.concat(parts)
+            demos.check(obs_size, num_actions)
+        except ValueError as e:
+            raise ValueError(f"demonstrations {path} do not fit this run: {e}") from None
+        if demos.meta is not None:
+            different = table_differences(demos.meta.get("table"), ours)
+            if different:
+                raise ValueError(
+                    f"demonstrations {path} were collected at another table than this run's "
+                    f"({config.rules}, {config.players} players): {', '.join(different)}"
+                )
+        parts.append(demos)
+    if not parts:
+        raise ValueError(f"imitate_from={paths!r} names no file")
+    demos = Demonstrations.concat(parts)
+    demos.meta = {"table": ours, "from": paths, "complete": True}
+    return demos
 
 
-def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
-    """The imitation warm start (see :mod:`agents.imitation`)."""
-    from agents.imitation import pretrain
+def read_partial(config: TrainConfig) -> Any:
+    """The decisions an interrupted collection of this run saved, if they are the
+    first jobs of the same collection (else ``None``: collected anew, with a note)."""
+    path = config.run_dir / PARTIAL_DEMONSTRATIONS
+    if not path.exists():
+        return None
+    done = read_demonstrations(path)
+    fits = done.meta == collection_meta(config, complete=False) and len(done) % IMITATION_CHUNK == 0
+    if not fits or len(done) >= config.imitate_decisions:
+        print(f"note: {path} is not part of this collection: collecting anew", file=sys.stderr)
+        return None
+    return done
 
+
+def collect_demonstrations(config: TrainConfig, progress: bool) -> Any:
+    """Collect the run's demonstrations, going on from those an interrupted collection
+    saved; on Ctrl-C save what was collected and say how to go on."""
     bar = None
     if progress:
         from tqdm import tqdm
@@ -602,15 +835,52 @@ def warm_start(model: Any, config: TrainConfig, progress: bool) -> None:
         bar = tqdm(
             total=config.imitate_decisions, unit="decision", unit_scale=True, desc=f"imitate {config.imitate}"
         )
+    done = read_partial(config)
+    try:
+        return demonstrations(config, progress=bar.update if bar else None, done=done)
+    except CollectionInterrupted as e:
+        if bar:
+            bar.close()
+            bar = None
+        saved = e.collected
+        path = config.run_dir / PARTIAL_DEMONSTRATIONS
+        if saved is not None and len(saved) > (len(done) if done is not None else 0):
+            saved.meta = collection_meta(config, complete=False)
+            save_demonstrations(saved, path)
+        if saved is not None:
+            print(
+                f"\ninterrupted during the imitation warm start: {len(saved):,} of "
+                f"{config.imitate_decisions:,} decisions saved to {path}; go on with: "
+                f"python train.py --resume {config.run_dir}",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                "\ninterrupted during the imitation warm start, before a collection job finished",
+                file=sys.stderr,
+            )
+        raise
+    finally:
+        if bar:
+            bar.close()
+
+
+def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = None) -> None:
+    """The imitation warm start (see :mod:`agents.imitation`): fit ``demos`` (from
+    ``--imitate-from``), else the demonstrations saved in the run folder (a run started
+    again), else collect them; saved in the run folder before the fit."""
+    from agents.imitation import pretrain
+
     t0 = time.perf_counter()
-    if config.imitate_from:
-        demos = load_demonstrations(config.imitate_from)
-    else:
-        demos = demonstrations(config, progress=bar.update if bar else None)
-    if bar:
-        bar.close()
-    np.savez_compressed(config.run_dir / "demonstrations.tmp.npz", **demos.arrays())
-    os.replace(config.run_dir / "demonstrations.tmp.npz", config.run_dir / "demonstrations.npz")
+    saved = config.run_dir / DEMONSTRATIONS
+    if demos is None and saved.exists():
+        demos = load_demonstrations(str(saved), config)
+        print(f"imitation: fitting the {len(demos):,} decisions saved in {saved}", flush=True)
+    elif demos is None:
+        demos = collect_demonstrations(config, progress)
+    if not saved.exists():
+        save_demonstrations(demos, saved)
+    (config.run_dir / PARTIAL_DEMONSTRATIONS).unlink(missing_ok=True)  # a prefix of the saved ones
     stats = pretrain(
         model, demos, config.imitate_epochs, seed=config.seed, knock_weight=config.imitate_knock_weight
     )
@@ -645,48 +915,125 @@ def load_checkpoint(path: Path, env: Any, config: TrainConfig) -> Any:
         raise ValueError(f"cannot load checkpoint {path}: {type(e).__name__}: {e}") from None
 
 
-def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
-    """Run (or go on with) training; returns the run's figures. Raises ``ValueError``
-    on bad input and ``KeyboardInterrupt`` after saving a checkpoint."""
+def check_device(device: str) -> None:
+    """``ValueError`` unless torch parses ``device`` and it works here: SB3 itself
+    moves a run to the CPU without a word when CUDA is missing."""
     import torch
-    from stable_baselines3.common.logger import configure
+
+    if device == "auto":
+        return
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError, TypeError) as e:
+        raise ValueError(f"device={device!r} is not a torch device ({e})") from None
+    if parsed.type not in DEVICE_TYPES:
+        raise ValueError(f"device={device!r}: a run trains on {', '.join(DEVICE_TYPES)} or auto")
+    try:
+        torch.zeros(1, device=parsed)
+    except Exception as e:  # RuntimeError, AssertionError ("not compiled with CUDA"), ...
+        raise ValueError(f"device={device!r} is not available here ({type(e).__name__}: {e})") from None
+
+
+def refuse_existing(run_dir: Path) -> None:
+    if (run_dir / "config.json").exists():
+        raise ValueError(
+            f"run folder {run_dir} exists: resume it with --resume {run_dir}, or pick another --run-name"
+        )
+
+
+def preflight(config: TrainConfig, resume: bool) -> Any:
+    """Every check that needs no run folder, before one is created or changed: the
+    place, the device and the demonstrations to fit (loaded here, once: returned)."""
+    check_writable_dir(config.runs_dir, "runs_dir")
+    check_writable_dir(config.run_dir, "run folder")
+    if not resume:
+        refuse_existing(config.run_dir)
+    check_device(config.device)
+    from_start = not resume or last_checkpoint(config.run_dir) is None
+    if config.imitate and config.imitate_from and from_start:
+        return load_demonstrations(config.imitate_from, config)
+    return None
+
+
+def check_can_go_on(config: TrainConfig, steps: int) -> None:
+    if steps >= config.total_timesteps:
+        raise ValueError(
+            f"the run is already at {steps:,} steps of total_timesteps={config.total_timesteps:,}: "
+            "give a larger --total-timesteps to go on"
+        )
+
+
+def store_operational(config: TrainConfig) -> None:
+    """Record in the run's config.json how far a resumed run now goes (the only fields
+    a resume may change), once the resume is known to go ahead."""
+    path = config.run_dir / "config.json"
+    stored = json.loads(path.read_text())
+    changed = {k: getattr(config, k) for k in OPERATIONAL if stored.get(k) != getattr(config, k)}
+    if changed:
+        atomic_write(path, json.dumps({**stored, **changed}, indent=2))
+
+
+def remove_failed_start(run_dir: Path) -> None:
+    """Remove the folder a fresh start created when it failed before saving anything
+    useful (a checkpoint or demonstrations): all in it is that start's own."""
+    useful = any((run_dir / "checkpoints").glob("*.zip")) or any(run_dir.glob("demonstrations*.npz"))
+    if run_dir.is_dir() and not useful:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        print(f"train.py: removed {run_dir}: the run stopped before saving anything", file=sys.stderr)
+
+
+def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Run (or go on with) training; returns the run's figures. Every check comes
+    before the run folder is created; the folder is locked for the run (another
+    train.py on it is refused); a fresh start that fails before saving anything
+    removes the folder it created. Raises ``ValueError`` on bad input and
+    ``KeyboardInterrupt`` after saving what can be saved."""
+    import torch
 
     torch.set_num_threads(config.torch_threads)
+    demos = preflight(config, resume)
+    created = not config.run_dir.exists()
+    with FolderLock(config.run_dir, "run folder"):
+        try:
+            return run_locked(config, resume, progress, demos)
+        except BaseException:
+            if created:
+                remove_failed_start(config.run_dir)
+            raise
+
+
+def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) -> dict[str, Any]:
+    """:func:`train` once the run folder is locked: a resume without a checkpoint
+    (a warm start that was interrupted, a start that failed) starts the run again."""
+    from stable_baselines3.common.logger import configure
+
     run_dir = config.run_dir
+    ckpt = last_checkpoint(run_dir) if resume else None
     if resume:
-        ckpt = last_checkpoint(run_dir)
+        check_can_go_on(config, checkpoint_steps(ckpt))
+        store_operational(config)
         if ckpt is None:
-            raise ValueError(f"no checkpoint to resume from in {run_dir / 'checkpoints'}")
+            print(f"{run_dir} has no checkpoint: starting the run from the beginning", flush=True)
     else:
-        if (run_dir / "config.json").exists():
-            raise ValueError(
-                f"run folder {run_dir} exists: resume it with --resume {run_dir}, or pick another --run-name"
-            )
-        run_dir.mkdir(parents=True, exist_ok=True)
+        refuse_existing(run_dir)
         atomic_write(run_dir / "config.json", json.dumps(dataclasses.asdict(config), indent=2))
         atomic_write(run_dir / "versions.json", json.dumps(library_versions(), indent=2))
     env = make_vec(config)
     try:
-        model = load_checkpoint(ckpt, env, config) if resume else build_model(config, env)
-        if config.imitate and not resume:
-            warm_start(model, config, progress)
-        old_csv = run_dir / "logs" / "progress.csv"
-        if resume and old_csv.exists():  # SB3 rewrites progress.csv: keep the earlier part
-            old_csv.rename(run_dir / "logs" / f"progress_to_{model.num_timesteps:012d}.csv")
-        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+        model = load_checkpoint(ckpt, env, config) if ckpt else build_model(config, env)
         start = model.num_timesteps
-        if start >= config.total_timesteps:
-            raise ValueError(
-                f"the run is already at {start:,} steps of total_timesteps={config.total_timesteps:,}: "
-                "give a larger --total-timesteps to go on"
-            )
+        check_can_go_on(config, start)
+        set_aside_after(run_dir, start if ckpt else -1)
+        if config.imitate and ckpt is None:
+            warm_start(model, config, progress, demos)
+        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
         callback = make_callback(config, progress)
         t0 = time.perf_counter()
         try:
             model.learn(
                 config.total_timesteps - start,
                 callback=callback,
-                reset_num_timesteps=not resume,
+                reset_num_timesteps=ckpt is None,
             )
         except KeyboardInterrupt:
             path = callback.checkpoint()
@@ -761,24 +1108,27 @@ def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
     try:
         stored = json.loads(stored_path.read_text())
         names = {f.name for f in dataclasses.fields(TrainConfig)}
-        if not isinstance(stored, dict) or set(stored) != names:
-            raise ValueError("its fields are not those of this train.py")
-    except (ValueError, json.JSONDecodeError) as e:
+        if not isinstance(stored, dict):
+            raise ValueError("it is not a JSON object")
+        if set(stored) != names:
+            odd = sorted(names ^ set(stored))
+            raise ValueError(f"its fields are not those of this train.py (differ: {', '.join(odd)})")
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
         raise ValueError(f"cannot resume: {stored_path} is not a run config ({e})") from None
-    operational = ("total_timesteps", "time_limit")  # how far to go on, not what is trained
-    different = {k: (stored[k], v) for k, v in given.items() if k not in operational and stored[k] != v}
+    different = {k: (stored[k], v) for k, v in given.items() if k not in OPERATIONAL and stored[k] != v}
     if different:
         listed = ", ".join(f"{k}: run has {a!r}, given {b!r}" for k, (a, b) in different.items())
         raise ValueError(f"cannot resume {run_dir} with another config ({listed})")
-    for k in operational:
+    for k in OPERATIONAL:
         stored[k] = given.get(k, stored[k])
-    config = TrainConfig(**stored)
-    before = json.loads(stored_path.read_text())
-    if any(getattr(config, k) != before[k] for k in operational):
-        atomic_write(stored_path, json.dumps(dataclasses.asdict(config), indent=2))
-    if config.run_dir.resolve() != run_dir.resolve():
-        # the folder was moved or renamed: train where it is now
-        config = dataclasses.replace(config, runs_dir=str(run_dir.parent), run_name=run_dir.name)
+    try:
+        config = TrainConfig(**stored)
+        where = run_dir.resolve()
+        if config.run_dir.resolve() != where:
+            # the folder was moved or renamed: train where it is now
+            config = dataclasses.replace(config, runs_dir=str(where.parent), run_name=where.name)
+    except ValueError as e:
+        raise ValueError(f"cannot resume: {stored_path}: {e}") from None
     return config, True
 
 
@@ -794,7 +1144,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config, resume = config_from_args(args)
         train(config, resume=resume, progress=not args.no_progress)
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # bad input, a place that cannot be written
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

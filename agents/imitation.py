@@ -23,6 +23,7 @@ labels them, so the data covers the positions the learner reaches.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,9 @@ class Demonstrations:
     #: (NaN where not measured); ``None``: nothing measured
     knock_gain: np.ndarray | None = None
     alternatives: np.ndarray | None = None  #: (N,) int64: the teacher's best move other than KNOCK
+    #: where and how they were collected (JSON-able: the table's rules and size, the
+    #: teacher, ...); ``None`` for files saved before it was recorded
+    meta: dict[str, Any] | None = None
 
     FIELDS = ("obs", "masks", "actions", "returns", "knock_gain", "alternatives")
 
@@ -67,22 +71,70 @@ class Demonstrations:
         fixed = [
             np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "masks", "actions", "returns")
         ]
+        meta = parts[0].meta if all(p.meta == parts[0].meta for p in parts) else None
         if all(p.knock_gain is None for p in parts):
-            return cls(*fixed)
+            return cls(*fixed, meta=meta)
         gains, alternatives = zip(*(p.measured() for p in parts), strict=True)
-        return cls(*fixed, np.concatenate(gains), np.concatenate(alternatives))
+        return cls(*fixed, np.concatenate(gains), np.concatenate(alternatives), meta=meta)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The fields to save (``numpy.savez``), the unmeasured ones left out."""
-        return {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None}
+        """The fields to save (``numpy.savez``), the unmeasured ones left out; ``meta``
+        as a JSON string (read back without unpickling anything)."""
+        out = {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None}
+        if self.meta is not None:
+            out["meta"] = np.array(json.dumps(self.meta, sort_keys=True))
+        return out
 
     @classmethod
     def load(cls, path: Any) -> Demonstrations:
-        """Read what :meth:`arrays` saved (``KeyError``/``ValueError``/``OSError`` on a
-        damaged file)."""
-        with np.load(path) as d:
+        """Read what :meth:`arrays` saved, never unpickling (``KeyError``/``ValueError``/
+        ``OSError`` on a damaged file). Files without ``meta`` load with ``meta=None``."""
+        with np.load(path, allow_pickle=False) as d:
             optional = [d[f] if f in d.files else None for f in ("knock_gain", "alternatives")]
-            return cls(d["obs"], d["masks"], d["actions"], d["returns"], *optional)
+            meta = json.loads(str(d["meta"])) if "meta" in d.files else None
+            if meta is not None and not isinstance(meta, dict):
+                raise ValueError("its meta is not a JSON object")
+            return cls(d["obs"], d["masks"], d["actions"], d["returns"], *optional, meta=meta)
+
+    def check(self, obs_size: int, num_actions: int) -> None:
+        """``ValueError`` naming the first problem unless these are decisions a run with
+        ``obs_size`` flat observations and ``num_actions`` actions can fit: at least one
+        row, every array as long as ``actions``, of the right width and kind, finite
+        observations and returns, every action (and alternative) an id the mask allows."""
+        n = len(self.actions)
+        arrays = {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None}
+        kinds = {"obs": "fiu", "masks": "b", "actions": "iu", "returns": "fiu", "knock_gain": "f"}
+        kinds["alternatives"] = "iu"
+        widths = {"obs": obs_size, "masks": num_actions}
+        for name, a in arrays.items():
+            ndim = 2 if name in widths else 1
+            if a.ndim != ndim or a.dtype.kind not in kinds[name]:
+                raise ValueError(
+                    f"{name} is a {a.ndim}-d {a.dtype} array; expected {ndim}-d of kind {kinds[name]!r}"
+                )
+            if len(a) != n:
+                raise ValueError(f"{name} has {len(a)} rows but actions has {n}: the arrays differ in length")
+            if name in widths and a.shape[1] != widths[name]:
+                raise ValueError(
+                    f"{name} rows are {a.shape[1]} wide; this run's table needs {widths[name]} "
+                    "(collected at another table size or rules?)"
+                )
+        if n == 0:
+            raise ValueError("it holds no decisions (0 rows)")
+        for name in ("obs", "returns"):
+            if not np.isfinite(arrays[name]).all():
+                raise ValueError(f"{name} holds NaN or infinite values")
+        rows = np.arange(n)
+        for name in ("actions", "alternatives"):
+            ids = arrays.get(name)
+            if ids is None:
+                continue
+            bad = np.flatnonzero((ids < 0) | (ids >= num_actions))
+            if len(bad):
+                raise ValueError(f"{name}[{bad[0]}]={ids[bad[0]]} is not an action id 0..{num_actions - 1}")
+            illegal = np.flatnonzero(~self.masks[rows, ids])
+            if len(illegal):
+                raise ValueError(f"{name}[{illegal[0]}]={ids[illegal[0]]} is not legal under its mask")
 
 
 def _seat_policy(env: Any, seat: int, me: int, teacher: Any) -> Any:

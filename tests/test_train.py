@@ -282,7 +282,7 @@ def test_train_runs_on_a_table_variant(tmp_path):
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     player = PPOPlayer(str(tmp_path / "sw" / "final_model.zip"))
-    assert player.policy.num_actions == 111
+    assert player.policy.num_actions == ThirtyOneEnv(num_players=3, rules="switch").action_space.n
 
 
 def test_a_model_at_the_wrong_table_is_refused_before_play():
