@@ -37,6 +37,21 @@ PROG = "evaluate.py"
 #: Most games one tournament plays: every game's per-round rows stay in memory for the
 #: statistics (some 50 KB a game), so a larger run is split into several.
 MAX_GAMES = 1_000_000
+#: Memory one game's rows take (measured: about 58 KB a four-player standard game).
+BYTES_PER_GAME = 60_000
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new allocations (Linux ``MemAvailable``); ``None``
+    where the OS does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def available_cpus() -> int:
@@ -61,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=2000,
         help=f"games (rounded up to a multiple of the table size; at most {MAX_GAMES:,}: every game's "
-        "rows stay in memory for the statistics, some 50 KB a game)",
+        "rows stay in memory for the statistics, some 60 KB a game: a run that would not fit in the available memory is refused)",
     )
     p.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
     p.add_argument("--seed", type=int, default=0)
@@ -123,6 +138,13 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         parser.error(f"{len(args.players)} players given: {e}")
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be at least 1 and at most {MAX_GAMES:,}, got {args.games}")
+    memory = available_memory()
+    if memory is not None and args.games * BYTES_PER_GAME > memory:
+        parser.error(
+            f"--games {args.games:,} needs about {args.games * BYTES_PER_GAME / 1e9:.1f} GB for its statistics "
+            f"and {memory / 1e9:.1f} GB are available: play at most {memory // BYTES_PER_GAME:,} games a run "
+            "(or split the tournament into runs with different --seed values)"
+        )
     cpus = available_cpus()
     if not 1 <= args.workers <= cpus:
         parser.error(

@@ -235,6 +235,22 @@ def test_a_billion_games_or_ten_thousand_workers_are_refused(tmp_path):
     )
 
 
+def test_a_tournament_larger_than_memory_is_refused_before_playing(tmp_path):
+    meminfo = Path("/proc/meminfo")
+    if not meminfo.is_file():
+        pytest.skip("the OS does not say how much memory is available")
+    available = next(
+        int(x.split()[1]) * 1024 for x in meminfo.read_text().splitlines() if x.startswith("MemAvailable")
+    )
+    if available > 50e9:
+        pytest.skip("this machine holds a million games' statistics")
+    out = tmp_path / "res"
+    refused(
+        evaluate("--players", "greedy", "random", "--games", "1000000", "--out", str(out)), "GB are available"
+    )
+    assert not out.exists()
+
+
 def test_tasks_are_lazy_and_workers_never_outnumber_them():
     chunks = deal_chunks(10**12, 8)
     assert next(chunks) == list(range(8)) and next(chunks) == list(range(8, 16))  # no list of all
