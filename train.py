@@ -881,9 +881,17 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
     if not saved.exists():
         save_demonstrations(demos, saved)
     (config.run_dir / PARTIAL_DEMONSTRATIONS).unlink(missing_ok=True)  # a prefix of the saved ones
-    stats = pretrain(
-        model, demos, config.imitate_epochs, seed=config.seed, knock_weight=config.imitate_knock_weight
-    )
+    try:
+        stats = pretrain(
+            model, demos, config.imitate_epochs, seed=config.seed, knock_weight=config.imitate_knock_weight
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted while fitting the demonstrations (kept in {saved}); go on with: "
+            f"python train.py --resume {config.run_dir}",
+            file=sys.stderr,
+        )
+        raise
     print(
         f"imitation of {config.imitate}: {len(demos):,} decisions, {config.imitate_epochs} epochs, "
         f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "
