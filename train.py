@@ -943,10 +943,13 @@ def check_device(device: str) -> None:
 
 
 def refuse_existing(run_dir: Path) -> None:
+    """A fresh run starts in a new (or empty) folder: never over another run's files."""
     if (run_dir / "config.json").exists():
         raise ValueError(
             f"run folder {run_dir} exists: resume it with --resume {run_dir}, or pick another --run-name"
         )
+    if run_dir.is_dir() and any(p.name != FolderLock.NAME for p in run_dir.iterdir()):
+        raise ValueError(f"{run_dir} is not empty and holds no run (no config.json): pick another --run-name")
 
 
 def preflight(config: TrainConfig, resume: bool) -> Any:

@@ -216,6 +216,19 @@ def test_runs_dir_that_is_a_file_is_named(tmp_path, capsys):
     assert afile.read_text() == "mine"
 
 
+def test_a_fresh_run_never_writes_over_files_in_its_folder(tmp_path, capsys):
+    """A folder that is no run (no config.json) but holds files: a fresh start there
+    would write its checkpoints over theirs. An empty folder is fine."""
+    theirs = tmp_path / "r" / "checkpoints" / "ckpt_000000000256.zip"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_bytes(b"someone's model")
+    assert main("--run-name", "r", "--runs-dir", str(tmp_path), *TINY) == 2
+    assert f"{tmp_path / 'r'} is not empty and holds no run" in capsys.readouterr().err
+    assert theirs.read_bytes() == b"someone's model" and not (tmp_path / "r" / "config.json").exists()
+    (tmp_path / "empty").mkdir()
+    assert main("--run-name", "empty", "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "256") == 0
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
