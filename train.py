@@ -822,6 +822,7 @@ def read_partial(config: TrainConfig) -> Any:
     if not fits or len(done) >= config.imitate_decisions:
         print(f"note: {path} is not part of this collection: collecting anew", file=sys.stderr)
         return None
+    print(f"imitation: going on from the {len(done):,} decisions saved in {path}", flush=True)
     return done
 
 

@@ -395,6 +395,7 @@ def test_ctrl_c_in_the_warm_start_keeps_the_decisions_and_resume_goes_on(tmp_pat
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert "has no checkpoint: starting the run from the beginning" in again.stdout
+    assert f"going on from the {len(partial):,} decisions saved" in again.stdout
     assert f"imitation of expert: {total:,} decisions" in again.stdout
     done = Demonstrations.load(run / "demonstrations.npz")
     assert not (run / "demonstrations.partial.npz").exists()
