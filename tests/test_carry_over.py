@@ -5,6 +5,10 @@ worth more than 21 is offered, at the start of the next round and in its order o
 to lay that hand face up as the new face-up table hand; the first who accepts does, and
 everybody gets a fresh hand from the round's deck without those three cards.
 
+Who is asked: after a showdown (every hand shown) only the qualifying seats; after a
+round whose hands were not all shown (void, blitz) every seat in order, one whose hand
+does not qualify with ``DECLINE_CARRY`` alone, so whose turn it is tells nothing.
+
 Round 1 below (3 players, dealer 2, so seat 0 plays first): the dealer keeps its first
 hand, seat 0 knocks, seats 1 and 2 stand; round 2 is dealt by seat 0, so its order of
 play is seat 1, seat 2, seat 0.
@@ -19,7 +23,7 @@ import pytest
 
 import agents
 from thirtyone_env import multiagent
-from thirtyone_env.actions import CARRY_OVER, DECLINE_CARRY, KEEP_BASE, KNOCK, STAND, action_name
+from thirtyone_env.actions import CARRY_OVER, DECLINE_CARRY, KEEP_BASE, KNOCK, RENEW_BASE, STAND, action_name
 from thirtyone_env.cards import parse_cards
 from thirtyone_env.encoding import ObsLayout, encode_flat
 from thirtyone_env.engine import (
@@ -32,6 +36,7 @@ from thirtyone_env.engine import (
     IllegalActionError,
     apply_action,
     card_locations,
+    carry_candidates,
     legal_actions,
     legal_mask,
     new_game,
@@ -64,6 +69,22 @@ def round_one(hands, rules=SWITCH, second="4s 5h 6d", down="2d 3d 4d"):
     for action in (KEEP_BASE, KNOCK, STAND, STAND):
         apply_action(s, action, rng)
     assert s.result is not None and s.result.reason == "knock"
+    return s, rng
+
+
+SWITCH_CAP3 = SWITCH.replace(max_turns_per_round=3)
+
+
+def void_round_one(hands, rules=SWITCH_CAP3):
+    """Round 1 on a stacked deck ended void: the dealer keeps its first hand, then each
+    seat renews the face-down table hand (its own hand unchanged) until the turn cap."""
+    deck = stacked_table_deck(rules, hands, "2d 3d 4d", dealer=2, second_hand="4s 5h 6d")
+    rng = np.random.default_rng(0)
+    s = new_game(rules, 3, rng, dealer=2, deck=deck)
+    apply_action(s, KEEP_BASE, rng)
+    while s.phase < ROUND_OVER:
+        apply_action(s, RENEW_BASE + 2, rng)  # renew table hand 1 face down
+    assert (s.result.reason, s.result.detail) == ("void", "max_turns")
     return s, rng
 
 
@@ -218,7 +239,121 @@ def test_builtin_players_carry_only_when_they_play_first(name):
     apply_action(s, DECLINE_CARRY, rng)
     assert s.current == 0  # the dealer plays last: it declines
     assert player.act(player_view(s, 0), legal_mask(s)) == DECLINE_CARRY
-    assert carry_decision(player_view(s, 0)) == DECLINE_CARRY
+    assert carry_decision(player_view(s, 0), legal_mask(s)) == DECLINE_CARRY
+
+
+# -- who is asked ---------------------------------------------------------------------------
+
+
+def asked_in_turn(s, rng):
+    """Decline for every seat asked: ``(seat, legal actions)`` in the order asked."""
+    asked = []
+    while s.phase == CARRY:
+        asked.append((s.current, legal_actions(s)))
+        assert np.flatnonzero(legal_mask(s)).tolist() == asked[-1][1]
+        apply_action(s, DECLINE_CARRY, rng)
+    return asked
+
+
+BOTH = [CARRY_OVER, DECLINE_CARRY]
+
+
+@pytest.mark.parametrize(
+    ("hands", "legal"),
+    [
+        # seat 0 qualifies (23), seat 2 too (22): both may carry, seat 1 only declines
+        ([CLUBS23, "Td 9h 5s", SPADES22], {1: [DECLINE_CARRY], 2: BOTH, 0: BOTH}),
+        # nobody qualifies: every seat is still asked, and may only decline
+        (["Ac Kc 9d", "Td 9h 5s", EXACT21], {1: [DECLINE_CARRY], 2: [DECLINE_CARRY], 0: [DECLINE_CARRY]}),
+    ],
+)
+def test_after_a_void_round_every_seat_is_asked_in_order(hands, legal):
+    """No hand was shown: who is asked must not tell whose hand qualifies."""
+    s, rng = void_round_one(hands)
+    assert s.hands == [cards(h) for h in hands]
+    start_round(s, rng, deck=deck_two())
+    assert (s.phase, s.dealer, s.current, s.carry_seats) == (CARRY, 0, 1, [1, 2, 0])
+    with pytest.raises(IllegalActionError):
+        if legal[1] == [DECLINE_CARRY]:
+            apply_action(s, CARRY_OVER, rng)
+    assert asked_in_turn(s, rng) == list(legal.items())
+    # all declined: the usual deal, the declines after it in the order asked
+    assert (s.phase, s.current) == (CHOOSE, 0)
+    assert [s.hands[p] for p in (1, 2, 0)] == [cards(h) for h in HANDS2]
+    assert [(k, p) for k, p, _ in s.history] == [("deal", 0)] + [("decline_carry", p) for p in (1, 2, 0)]
+    card_locations(s)
+
+
+def test_after_a_void_round_a_later_qualifier_may_still_carry():
+    s, rng = void_round_one(["Td 9h 5s", "8h 7h 3s", SPADES22])
+    start_round(s, rng, deck=deck_two(carried=SPADES22))
+    assert (s.current, legal_actions(s)) == (1, [DECLINE_CARRY])
+    apply_action(s, DECLINE_CARRY, rng)
+    assert (s.current, legal_actions(s)) == (2, BOTH)
+    apply_action(s, CARRY_OVER, rng)
+    assert s.table[0] == cards(SPADES22) and (s.phase, s.current) == (DRAW, 1)
+    assert [(k, p) for k, p, _ in s.history[:3]] == [("deal", 0), ("decline_carry", 1), ("carry_over", 2)]
+
+
+def test_after_a_blitz_every_seat_is_asked():
+    """A dealt 31 (seat 1) ends round 1 at once: only the blitzer's 31 is shown, so the
+    others are asked too (seat 0's 23 may carry, seat 2's low hand only declines)."""
+    deck = stacked_table_deck(
+        SWITCH, [CLUBS23, "Ah Kh Qh", "2d 3h 4s"], "5s 6d 7h", dealer=2, second_hand="2h 3s 4d"
+    )
+    rng = np.random.default_rng(0)
+    s = new_game(SWITCH, 3, rng, dealer=2, deck=deck)
+    apply_action(s, KEEP_BASE, rng)
+    assert (s.phase, s.result.reason, s.result.blitzers) == (ROUND_OVER, "blitz", (1,))
+    start_round(s, rng, deck=deck_two())
+    assert asked_in_turn(s, rng) == [(1, BOTH), (2, [DECLINE_CARRY]), (0, BOTH)]
+
+
+def test_after_a_knock_showdown_only_qualifiers_are_asked():
+    """Every hand was shown: seat 1 (first to play, 22 in two suits) and seat 2 are not
+    asked; seat 0 (23) is."""
+    s, rng = round_one([CLUBS23, "Td 9h 5s", "8h 7h 3s"])
+    start_round(s, rng, deck=deck_two())
+    assert asked_in_turn(s, rng) == [(0, BOTH)]
+    s, rng = round_one(["Ac Kc 9d", "Td 9h 5s", "8h 7h 3s"])
+    start_round(s, rng, deck=deck_two())
+    assert s.phase == CHOOSE and asked_in_turn(s, rng) == []
+
+
+@pytest.mark.parametrize("name", ["random", "greedy", "expert", "search", "blitz31"])
+def test_builtin_players_decline_when_only_decline_is_legal(name):
+    """Seat 1 plays first in round 2 (it would carry) but its hand does not qualify."""
+    s, rng = void_round_one(["Td 9h 5s", "8h 7h 3s", SPADES22])
+    start_round(s, rng, deck=deck_two())
+    player = agents.make(name)
+    if hasattr(player, "reset"):
+        player.reset(np.random.default_rng(0))
+    assert s.current == 1 and legal_actions(s) == [DECLINE_CARRY]
+    assert player.act(player_view(s, 1), legal_mask(s)) == DECLINE_CARRY
+    assert carry_decision(player_view(s, 1), legal_mask(s)) == DECLINE_CARRY
+
+
+def test_pettingzoo_turn_after_a_void_round_is_the_same_whatever_the_hidden_hands():
+    """Two void rounds differing only in hidden hands: the agent asked first (the first to
+    play, whose own hand differs) and then every other agent are asked in the same order,
+    each seeing the same observation; only the asked agent's mask says whether it may carry."""
+    seen = []
+    for hands in ([CLUBS23, "Td 9h 5s", SPADES22], ["Ac Kc 9d", "Td 9h 5s", EXACT21]):
+        rules = SWITCH_CAP3
+        deck = stacked_table_deck(rules, hands, "2d 3d 4d", dealer=2, second_hand="4s 5h 6d")
+        env = multiagent.raw_env(num_players=3, rules=rules)
+        env.reset(seed=0, options={"deck": deck, "dealer": 2})
+        env.step(KEEP_BASE)
+        while env.state_.round_no == 1:  # (the env deals the next round at once)
+            env.step(RENEW_BASE + 2)
+        assert env.state_.result.reason == "void"
+        order = []
+        while env.state_.phase == CARRY:
+            order.append((env.agent_selection, env.observe("player_1")["observation"].tolist()))
+            env.step(DECLINE_CARRY)
+        seen.append(order)
+    assert [a for a, _ in seen[0]] == ["player_1", "player_2", "player_0"]
+    assert seen[0] == seen[1]
 
 
 # -- both envs ----------------------------------------------------------------------------
@@ -301,27 +436,40 @@ def test_record_round_trip_replays_the_decision(decision):
     assert describe_event(*s.history[1], viewer=1) == (text if decision == CARRY_OVER else None)
 
 
-def test_switch_games_without_an_offer_are_the_games_of_before():
-    """Greedy play on both rule books, same seeds: round for round the same history
-    until the first offer (the carry-over changes nothing else)."""
+@pytest.mark.parametrize("max_turns", [200, 3])
+def test_switch_games_where_every_offer_is_declined_are_the_games_of_before(max_turns):
+    """Greedy play on both rule books, same seeds, every seat asked declining: round for
+    round the same history but for the declines (the carry-over changes nothing else).
+    A short turn cap makes void rounds, after which every seat is asked (qualifying or
+    not); after a showdown only qualifiers are."""
     compared = 0
+    asked = {True: 0, False: 0}  # after a showdown: seats asked, all qualifying; after none: all seats
     for seed in range(6):
         games = []
-        for rules in (Rules(table="switch"), SWITCH):
+        for rules in (
+            Rules(table="switch", max_turns_per_round=max_turns),
+            SWITCH.replace(max_turns_per_round=max_turns),
+        ):
             rng = np.random.default_rng(seed)
             s = new_game(rules, 3, rng)
             player = agents.make("greedy")
             rounds = []
             while s.phase != GAME_OVER and len(rounds) < 8:
                 if s.phase == ROUND_OVER:
-                    rounds.append(s.history)
+                    rounds.append([e for e in s.history if e[0] != "decline_carry"])
+                    showdown = s.result.reason in ("knock", "stock_exhausted")
                     start_round(s, rng)
                     if s.phase == CARRY:
-                        break
+                        seats = s.carry_seats[:]
+                        qualify = carry_candidates(s, seats)
+                        assert seats == qualify if showdown else len(seats) == sum(s.active)
+                        assert [p for p, _ in asked_in_turn(s, rng)] == seats
+                        asked[showdown] += len(seats)
                     continue
                 apply_action(s, player.act(player_view(s, s.current), legal_mask(s)), rng)
             games.append(rounds)
         plain, carry = games
-        assert carry == plain[: len(carry)]
+        assert carry == plain
         compared += len(carry)
-    assert compared >= 6
+    assert compared >= 40 and asked[True] > 0
+    assert asked[False] > 0 or max_turns == 200

@@ -41,14 +41,19 @@ dealer's other dealt hand (else ``None``). Like the rest of the history (the dea
 shows every hand) these records are the engine's full account, not a player's view.
 
 Switch carry-over (``Rules.carry_over``, see :class:`~thirtyone_env.rules.Rules`): when
-the last round left candidates, :func:`start_round` draws the round's deck order as
-always but deals nothing yet: the state is in phase ``CARRY`` with ``current`` the
-seat offered the carry-over (legal: ``CARRY_OVER``, ``DECLINE_CARRY``; the cards of
-the last round stay where they were, so each seat still holds its last hand). Once a
-seat accepts, or all decline, the round is dealt from that order (without the three
-carried cards on a carry) and its history is the ``"deal"`` event (the carried hand is
-table hand 0, ``second_hand`` ``None``) followed by the decisions in order, then the
-play: a round's history always starts with its deal.
+the last round leaves seats to ask (:func:`carry_asked`), :func:`start_round` draws the
+round's deck order as always but deals nothing yet: the state is in phase ``CARRY``
+with ``current`` the seat asked (the cards of the last round stay where they were, so
+each seat still holds its last hand). A seat whose last hand qualifies
+(:func:`carry_qualifies`: three cards of one suit worth more than 21) may play
+``CARRY_OVER`` or ``DECLINE_CARRY``, any other only ``DECLINE_CARRY``. After a showdown
+every hand was shown, so only the qualifying seats are asked; after a void round or a
+blitz the hands were not all shown, so every seat is asked in the new round's order of
+play, whether or not its hand qualifies: whose turn it is then tells nothing of a
+hidden hand. Once a seat accepts, or all decline, the round is dealt from that order
+(without the three carried cards on a carry) and its history is the ``"deal"`` event
+(the carried hand is table hand 0, ``second_hand`` ``None``) followed by the decisions
+in order, then the play: a round's history always starts with its deal.
 
 Settlement follows ``Rules.scoring``: lives (the standard game), points to a running
 total (no elimination) or chips and a pot (banking); ``state.score`` holds the points
@@ -151,7 +156,7 @@ class GameState:
     ``muck`` / ``muck_up`` (cards out of play; bitmask of the public ones),
     ``dealt_pair`` (Switch: the dealer's two hands before the choice), ``score``
     (points or chips per seat), ``pot`` and ``carry_seats`` (Switch carry-over, phase
-    ``CARRY``: the seats still to be offered, the one asked now first; else empty).
+    ``CARRY``: the seats still to be asked, the one asked now first; else empty).
     """
 
     __slots__ = (
@@ -406,8 +411,8 @@ def start_round(
     unless ``dealer`` names an active seat.
 
     The round's deck order is drawn here, once. Under ``Rules.carry_over`` a round
-    whose candidates (see :func:`carry_candidates`) exist starts in phase ``CARRY``
-    instead, and is dealt from that order once the offer is settled."""
+    with seats to ask (see :func:`carry_asked`) starts in phase ``CARRY`` instead, and
+    is dealt from that order once the offer is settled."""
     if s.phase != ROUND_OVER:
         raise ValueError(
             f"start_round needs a finished round; the state is in phase {PHASE_NAMES[s.phase]!r}"
@@ -427,23 +432,32 @@ def start_round(
     if not all(s.active):
         seats = [p for p in seats if s.active[p]]
     if s.rules.carry_over and played:
-        offered = carry_candidates(s, seats)
-        if offered:
-            _offer_carry(s, order, seats, offered)
+        asked = carry_asked(s, seats)
+        if asked:
+            _offer_carry(s, order, seats, asked)
             return
     _deal(s, order, seats, rng)
 
 
+def carry_qualifies(h: Sequence[int]) -> bool:
+    """Switch carry-over: whether ``h`` (a seat's hand from the last round) may be
+    carried over: three cards of one suit worth more than 21."""
+    return len(h) == 3 and h[0] // 13 == h[1] // 13 == h[2] // 13 and sum(CARD_VALUES[c] for c in h) > 21
+
+
 def carry_candidates(s: GameState, seats: Sequence[int]) -> list[int]:
     """Switch carry-over: the seats of ``seats`` (the new round's order of play) whose
-    hand, the one they ended the last round with, is three cards of one suit worth
-    more than 21."""
-    out = []
-    for p in seats:
-        h = s.hands[p]
-        if len(h) == 3 and h[0] // 13 == h[1] // 13 == h[2] // 13 and sum(CARD_VALUES[c] for c in h) > 21:
-            out.append(p)
-    return out
+    hand, the one they ended the last round with, qualifies (:func:`carry_qualifies`)."""
+    return [p for p in seats if carry_qualifies(s.hands[p])]
+
+
+def carry_asked(s: GameState, seats: Sequence[int]) -> list[int]:
+    """Switch carry-over: the seats of ``seats`` asked, in order. After a showdown
+    (every hand shown) only the candidates; after a round whose hands were not all
+    shown (a void round, a blitz) every seat, so that who is asked tells nothing of a
+    hidden hand (a seat whose hand does not qualify may only decline)."""
+    shown = s.result is not None and s.result.reason in (KNOCKED, STOCK_SHOWDOWN)
+    return carry_candidates(s, seats) if shown else list(seats)
 
 
 def _reset_round(s: GameState) -> None:
@@ -462,21 +476,21 @@ def _reset_round(s: GameState) -> None:
     s.current = -1
 
 
-def _offer_carry(s: GameState, order: list[int], seats: list[int], offered: list[int]) -> None:
-    """Enter phase ``CARRY``: the first candidate is asked; the cards stay as the last
-    round left them until the deal."""
+def _offer_carry(s: GameState, order: list[int], seats: list[int], asked: list[int]) -> None:
+    """Enter phase ``CARRY``: the first seat of ``asked`` is asked; the cards stay as
+    the last round left them until the deal."""
     _reset_round(s)
-    s.carry_seats = offered
+    s.carry_seats = asked
     s._carry_deal = (order, seats)
     s._carry_events = []
     s.history = []
     s.phase = CARRY
-    s.current = offered[0]
+    s.current = asked[0]
 
 
 def _carry_decision(s: GameState, seat: int, action: int, rng: np.random.Generator | None) -> None:
     """``CARRY_OVER``: deal the round with ``seat``'s hand face up as table hand 0.
-    ``DECLINE_CARRY``: ask the next candidate, or deal the usual Switch round."""
+    ``DECLINE_CARRY``: ask the next seat, or deal the usual Switch round."""
     order, seats = s._carry_deal
     if action == CARRY_OVER:
         hand = list(s.hands[seat])
@@ -713,7 +727,7 @@ def _variant_actions(s: GameState) -> list[int]:
     if phase == CHOOSE:
         return choose_actions()
     if phase == CARRY:
-        return [CARRY_OVER, DECLINE_CARRY]
+        return [CARRY_OVER, DECLINE_CARRY] if carry_qualifies(s.hands[s.current]) else [DECLINE_CARRY]
     return []
 
 

@@ -141,10 +141,13 @@ class Rules:
       one card at a time to each player and to the face-down hand); the dealer then
       has no choice of hands and play starts from the dealer's left as usual. If
       nobody accepts, the round is the usual Switch deal (with the dealer's choice).
-      A decline is silent: no other seat's observation, view or table log shows it
-      (after a void round or a blitz it would tell that an unshown hand qualified);
-      only the PettingZoo env's ``agent_selection``, whose turn it is, shows who is
-      asked.
+      Who is asked: after a showdown (a knock, or the empty stock) every hand was
+      shown, so only the qualifying players are asked; after a round whose hands were
+      not all shown (a void round, a blitz) every player still in is asked in turn, and
+      one whose hand does not qualify may only decline (``DECLINE_CARRY``), so that
+      whose turn it is (seen by all, e.g. the PettingZoo env's ``agent_selection``)
+      tells nothing of a hidden hand. A decline is silent: no other seat's
+      observation, view or table log shows it.
     """
 
     deck: str = "standard52"

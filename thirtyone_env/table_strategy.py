@@ -10,7 +10,8 @@ Brag ranking: when the hand beats ``brag_knock_share`` of all hands). It returns
 beats the widow).
 
 The Switch carry-over offer (:func:`carry_decision`): carry the hand over only when
-this seat plays first in the new round. It then takes the carried hand back at once
+it may (``CARRY_OVER`` legal: the hand qualifies) and this seat plays first in the new
+round. It then takes the carried hand back at once
 with a whole-hand swap if nothing better turns up, so the hand over 21 stays its own;
 any later seat would lay it face up for the players before it to take.
 """
@@ -109,10 +110,12 @@ def first_to_play(v: PlayerView) -> bool:
     return first == v.seat
 
 
-def carry_decision(v: PlayerView) -> int:
-    """The Switch carry-over offer: ``CARRY_OVER`` iff this seat plays first in the new
-    round (see the module doc), else ``DECLINE_CARRY``."""
-    return CARRY_OVER if first_to_play(v) else DECLINE_CARRY
+def carry_decision(v: PlayerView, mask: np.ndarray) -> int:
+    """The Switch carry-over offer: ``CARRY_OVER`` iff it is legal in ``mask`` (after a
+    void round or a blitz every seat is asked, one whose hand does not qualify may only
+    decline) and this seat plays first in the new round (see the module doc), else
+    ``DECLINE_CARRY``."""
+    return CARRY_OVER if mask[CARRY_OVER] and first_to_play(v) else DECLINE_CARRY
 
 
 def table_move(
@@ -123,7 +126,7 @@ def table_move(
     if kind == "stock":
         return None
     if v.phase == "carry":
-        return carry_decision(v)
+        return carry_decision(v, mask)
     table = hand_table(v.rules)
     if v.phase == "choose":
         a, b = (table[h[0] * 2704 + h[1] * 52 + h[2]] for h in v.choice)
