@@ -214,8 +214,12 @@ def test_infos_carry_no_hidden_hand(preset):
             other = twin.state_.result
             if (other.round_no, other.reason, other.blitzers) != (full.round_no, full.reason, full.blitzers):
                 continue  # the swapped card decided the round (its own 31): nothing to compare
+            assert twin.agent_selection == raw.agent_selection, ("who acts next", full)
             for name, info in raw.infos.items():
                 if raw.agent_name_mapping[name] != swapped:
                     assert twin.infos[name] == info, (name, full)
+                    mine, theirs = raw.observe(name), twin.observe(name)
+                    for part in ("observation", "action_mask"):
+                        np.testing.assert_array_equal(mine[part], theirs[part], err_msg=f"{name} {part}")
                     twins += 1
     assert hidden_values > 0 and twins > 0
