@@ -48,7 +48,7 @@ from thirtyone_env.records import game_lines, replay, round_record
 from thirtyone_env.replay import describe_event
 from thirtyone_env.rules import Rules
 from thirtyone_env.table_strategy import carry_decision
-from thirtyone_env.views import player_view
+from thirtyone_env.views import describe_view, player_view
 
 SWITCH = Rules.preset("switch")
 CLUBS23 = "Ac Kc 2c"  # one suit, 23
@@ -282,6 +282,15 @@ def test_after_a_void_round_every_seat_is_asked_in_order(hands, legal):
     assert [s.hands[p] for p in (1, 2, 0)] == [cards(h) for h in HANDS2]
     assert [(k, p) for k, p, _ in s.history] == [("deal", 0)] + [("decline_carry", p) for p in (1, 2, 0)]
     card_locations(s)
+
+
+def test_the_table_text_tells_a_non_qualifier_it_may_only_decline():
+    s, rng = void_round_one(["Td 9h 5s", "8h 7h 3s", SPADES22])
+    start_round(s, rng, deck=deck_two(carried=SPADES22))
+    assert "does not qualify: decline" in describe_view(player_view(s, 1))
+    apply_action(s, DECLINE_CARRY, rng)
+    text = describe_view(player_view(s, 2))
+    assert "face up as the new face-up table hand?" in text and "does not qualify" not in text
 
 
 def test_after_a_void_round_a_later_qualifier_may_still_carry():

@@ -21,6 +21,7 @@ from thirtyone_env.engine import (
     STOCK_SHOWDOWN,
     GameState,
     RoundResult,
+    carry_qualifies,
 )
 from thirtyone_env.rules import Rules
 
@@ -217,9 +218,15 @@ def describe_view(v: PlayerView) -> str:
     if v.choice:
         lines.append("your two dealt hands: " + " | ".join(format_cards(h) for h in v.choice))
     if v.phase == "carry" and v.my_turn:
-        lines.append(
-            f"carry-over: lay your last hand {format_cards(v.hand)} face up as the new face-up table hand?"
-        )
+        if carry_qualifies(v.hand):
+            lines.append(
+                f"carry-over: lay your last hand {format_cards(v.hand)} face up as the new face-up table hand?"
+            )
+        else:  # asked so that being asked tells nothing (a round without a showdown)
+            lines.append(
+                f"carry-over: every seat is asked after a round without a showdown; your last hand "
+                f"{format_cards(v.hand)} does not qualify: decline"
+            )
     if v.rules.scoring != "lives":
         what = "points" if v.rules.scoring == "points" else "chips"
         lines.append(f"{what}: " + " ".join(f"seat {p}: {x}" for p, x in enumerate(v.score)))
