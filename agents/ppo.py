@@ -25,12 +25,13 @@ import io
 import json
 import os
 import re
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from thirtyone_env.files import atomic_write
 
 #: The shipped 4-player standard-rules agent.
 SHIPPED_MODEL = Path(__file__).resolve().parent / "models" / "ppo_standard_4p.zip"
@@ -93,18 +94,15 @@ class NumpyPolicy:
         return x @ w + b
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the weights as ``.npz``, atomically (a reader never sees half a file)."""
-        path = Path(path)
+        """Write the weights as ``.npz``, atomically (a reader never sees half a file)
+        and with the user's umask."""
         arrays: dict[str, Any] = {"activation": np.array(self.activation)}
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"], arrays[f"b{i}"] = w.T, b
         arrays["head_w"], arrays["head_b"] = self.head[0].T, self.head[1]
         buf = io.BytesIO()
         np.savez(buf, **arrays)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getvalue())
-        os.replace(tmp, path)
+        atomic_write(path, buf.getvalue())
 
     @classmethod
     def load_npz(cls, path: str | os.PathLike) -> NumpyPolicy:

@@ -285,3 +285,18 @@ def test_a_torch_with_an_unsafe_weights_only_loader_is_refused():
     for old in ("2.5.1", "1.13.0", "garbage"):
         with pytest.raises(ValueError, match=f"torch {old} cannot read model files safely"):
             check_torch(old)
+
+
+def test_a_snapshot_is_written_with_the_users_umask(tmp_path):
+    """Self-play snapshots are read by colleagues too: 0644 under umask 022, not mkstemp's 0600."""
+    import os
+
+    policy = load_policy(SHIPPED_MODEL)
+    old = os.umask(0o022)
+    try:
+        policy.save(tmp_path / "snap.npz")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "snap.npz").stat().st_mode & 0o777 == 0o644
+    again = NumpyPolicy.load_npz(tmp_path / "snap.npz")
+    assert all(np.array_equal(a[0], b[0]) for a, b in zip(again.layers, policy.layers, strict=True))
