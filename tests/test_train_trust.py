@@ -459,14 +459,17 @@ def test_a_folder_without_checkpoint_starts_again_with_its_demonstrations(finish
 def test_run_files_keep_the_umask(tmp_path):
     old = os.umask(0o027)
     try:
-        assert main("--run-name", "u", "--runs-dir", str(tmp_path), *TINY, *WARM, "--eval-every", "0") == 0
+        args = ("--eval-every", "64", "--eval-games", "4", "--self-play", "0.5", "--snapshot-every", "64")
+        assert main("--run-name", "u", "--runs-dir", str(tmp_path), *TINY, *WARM, *args) == 0
     finally:
         os.umask(old)
     run = tmp_path / "u"
     files = [p for p in run.rglob("*") if p.is_file()]
-    assert {"config.json", "versions.json", "demonstrations.npz", "final_model.zip", "progress.csv"} <= {
-        p.name for p in files
-    }
+    assert {"config.json", "versions.json", "demonstrations.npz", "final_model.zip", "progress.csv"} | {
+        "eval_policy.npz",
+        "evaluations.csv",
+    } <= {p.name for p in files}
+    assert any(p.parent.name == "pool" for p in files)  # self-play snapshots
     for p in files:
         assert p.stat().st_mode & 0o777 == 0o640, p
     for p in [run, *(p for p in run.rglob("*") if p.is_dir())]:
