@@ -445,6 +445,31 @@ def test_record_round_trip_replays_the_decision(decision):
     assert describe_event(*s.history[1], viewer=1) == (text if decision == CARRY_OVER else None)
 
 
+def test_replay_prints_a_game_where_several_seats_declined(tmp_path):
+    """The declines wait for the deal (phase CARRY has no history yet): the printer
+    must not take the offer for the round's start."""
+    import subprocess
+    import sys
+
+    from thirtyone_env.match import play_game
+    from thirtyone_env.records import write_lines
+
+    rec = play_game(
+        [agents.make("random") for _ in range(3)], np.random.default_rng(7), SWITCH, keep_history=True
+    )
+    declines = [sum(e[0] == "decline_carry" for e in h) for h in rec.histories]
+    assert max(declines) >= 2  # the case: several seats asked before one deal
+    path = write_lines(
+        tmp_path / "switch.jsonl", game_lines(SWITCH, 3, rec.histories, rec.winners, rec.lives)
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "thirtyone_env.replay", str(path)], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("declines to carry the last hand over") == sum(declines)
+    assert r.stdout.count("\n-- round ") == len(rec.histories)
+
+
 @pytest.mark.parametrize("max_turns", [200, 3])
 def test_switch_games_where_every_offer_is_declined_are_the_games_of_before(max_turns):
     """Greedy play on both rule books, same seeds, every seat asked declining: round for

@@ -53,7 +53,8 @@ play, whether or not its hand qualifies: whose turn it is then tells nothing of 
 hidden hand. Once a seat accepts, or all decline, the round is dealt from that order
 (without the three carried cards on a carry) and its history is the ``"deal"`` event
 (the carried hand is table hand 0, ``second_hand`` ``None``) followed by the decisions
-in order, then the play: a round's history always starts with its deal.
+in order, then the play: once dealt, a round's history starts with its deal (while
+the offer runs, ``history`` is empty and the decisions wait for the deal).
 
 Settlement follows ``Rules.scoring``: lives (the standard game), points to a running
 total (no elimination) or chips and a pot (banking); ``state.score`` holds the points

@@ -84,7 +84,7 @@ def print_game(game: list[dict[str, Any]], out: Any = sys.stdout) -> None:
     state = None
     for state, _seat, _action in replay(game):
         history = state.history
-        if state.round_no != round_no:
+        if state.round_no != round_no and history:  # (a carry-over offer comes before the deal)
             round_no = state.round_no
             deal = history[0]
             hands, upcard = deal[2][0], deal[2][1]
