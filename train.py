@@ -53,6 +53,11 @@ from thirtyone_env.rules import Rules
 
 ACTIVATIONS = ("tanh", "relu")
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
+#: Largest network train.py builds: layers and units per layer (bigger ones do not fit
+#: in memory, and fail deep inside torch).
+MAX_LAYERS, MAX_LAYER = 16, 8192
+#: Most envs per vector env kind: subproc starts a process for each.
+MAX_ENVS = {"subproc": 256, "dummy": 65_536, "batched": 65_536}
 CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
 #: fields a resumed run may change: how far to go on, not what is trained
 OPERATIONAL = ("total_timesteps", "time_limit")
@@ -162,6 +167,12 @@ class TrainConfig:
         for name in ("snapshot_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        most = MAX_ENVS[self.vec]
+        if self.n_envs > most:
+            raise ValueError(
+                f"n_envs={self.n_envs!r}: at most {most:,} with the {self.vec} vector env "
+                f"({'a process' if self.vec == 'subproc' else 'a game'} each)"
+            )
         if self.imitate_from and not self.imitate:
             raise ValueError("imitate_from needs --imitate (the teacher the demonstrations came from)")
         if (self.imitate_behaviour or self.imitate_knock_rollouts) and not self.imitate:
@@ -249,6 +260,10 @@ class TrainConfig:
             sizes = []
         if not sizes or min(sizes) < 1:
             raise ValueError(f"net_arch={self.net_arch!r}: give layer sizes like '256,256'")
+        if max(sizes) > MAX_LAYER or len(sizes) > MAX_LAYERS:
+            raise ValueError(
+                f"net_arch={self.net_arch!r}: at most {MAX_LAYERS} layers of at most {MAX_LAYER:,} units each"
+            )
         return sizes
 
     @property
@@ -961,10 +976,24 @@ def preflight(config: TrainConfig, resume: bool) -> Any:
     if not resume:
         refuse_existing(config.run_dir)
     check_device(config.device)
+    check_players(config)
     from_start = not resume or last_checkpoint(config.run_dir) is None
     if config.imitate and config.imitate_from and from_start:
         return load_demonstrations(config.imitate_from, config)
     return None
+
+
+def check_players(config: TrainConfig) -> None:
+    """Build every named player once, here in the trainer's process: one that cannot be
+    built, or a model made for another table, fails now with its name instead of later
+    inside the env workers."""
+    rules = Rules.resolve(config.rules)
+    teachers = [s for s in (config.imitate, config.imitate_behaviour) if s]
+    for spec in dict.fromkeys((*config.opponent_specs, *config.eval_specs, *teachers)):
+        player = agents.from_spec(spec)
+        check = getattr(player, "check_table", None)
+        if callable(check):
+            check(config.players, rules)
 
 
 def check_can_go_on(config: TrainConfig, steps: int) -> None:

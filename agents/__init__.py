@@ -241,6 +241,8 @@ def _construct(label: str, target: Any, kwargs: dict[str, Any]) -> Any:
         raise ValueError(f"bad options for player {label!r}: {e}") from None
     except ValueError as e:  # the player refused a value: say which player
         raise ValueError(f"player {label!r}: {e}") from None
+    except Exception as e:  # a user's or package's player failed: name it, whatever it raised
+        raise ValueError(f"player {label!r} could not be built: {type(e).__name__}: {e}") from None
     if not callable(getattr(player, "act", None)):
         raise ValueError(
             f"player {label!r}: {getattr(target, '__name__', target)} returned an object of type "

@@ -199,6 +199,44 @@ def test_clear_errors(on_path, spec, message):
         agents.from_spec(spec)
 
 
+BOOM = """
+class Boom:
+    def __init__(self):
+        raise RuntimeError("boom in the constructor")
+
+    def act(self, observation, action_mask):
+        return 0
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate.py", "--players", "greedy", "boom.py:Boom", "--games", "2", "--no-progress"],
+        ["-m", "agents.play", "--opponents", "boom.py:Boom"],
+        ["train.py", "--opponents", "boom.py:Boom", "--total-timesteps", "64", "--vec-env", "dummy"],
+    ],
+)
+def test_a_player_whose_constructor_fails_is_named_without_a_traceback(tmp_path, command):
+    (tmp_path / "boom.py").write_text(BOOM)
+    if command[0].endswith(".py"):
+        command = [str(ROOT / command[0]), *command[1:]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(
+        [sys.executable, *command],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "player 'boom.py:Boom' could not be built: RuntimeError: boom in the constructor" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["boom.py"]  # no run, results or record folder
+
+
 def test_options_are_read_from_the_real_signature(on_path):
     """Item 16: a module without the future import has real types as annotations."""
     player = agents.from_spec(

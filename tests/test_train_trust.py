@@ -187,6 +187,11 @@ def test_two_processes_on_one_run_folder(tmp_path):
         (["--device", "meta"], "device='meta': a run trains on cpu, cuda"),
         (["--run-name", ".."], "run_name '..' is not a file or folder name"),
         (["--run-name", "."], "run_name '.' is not a file or folder name"),
+        (["--net-arch", "99999999999,64"], "at most 16 layers of at most 8,192 units"),
+        (["--n-envs", "100000"], "n_envs=100000: at most 65,536"),
+        (["--vec-env", "subproc", "--n-envs", "1000"], "n_envs=1000: at most 256 with the subproc"),
+        (["--opponents", "os:getcwd"], "getcwd returned an object of type str"),
+        (["--players", "3", "--eval-opponents", "ppo"], "trained for another table"),
     ],
 )
 def test_bad_options_exit_2_before_any_folder(args, message, tmp_path, capsys):
