@@ -32,7 +32,7 @@ demo: $(STAMP)
 		--n-steps 512 --batch-size 512 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 \
 		--eval-every 100000 --eval-games 100 --eval-opponents expert
 	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/best_model.zip ppo expert greedy \
-		--games 400 --workers 2 --out results/demo
+		--games 400 --workers 2 --out results/$(DEMO_RUN)
 
 # Every case for a fixed time in its own process, one table, a PNG; PEERS=1 adds RLCard,
 # OpenSpiel and PettingZoo (installed once into .venv-peers) and Gymnasium's Blackjack.

@@ -29,7 +29,7 @@ from thirtyone_env.evaluation import (
 )
 from thirtyone_env.files import FolderLock, check_writable_dir
 from thirtyone_env.records import MANIFEST
-from thirtyone_env.report import check_out_dir, default_out_name
+from thirtyone_env.report import check_out_dir, default_out_name, new_results_dir
 from thirtyone_env.rules import PRESETS, Rules
 
 PROG = "evaluate.py"
@@ -166,9 +166,12 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
 
 
 def results_dir(args: argparse.Namespace, config: TournamentConfig) -> Path:
-    """``--out``, or the default results folder of this tournament."""
+    """``--out``, or the default results folder of this tournament (with a number
+    added where an earlier run holds that name)."""
     assert isinstance(config.rules, str)
-    return args.out or Path("results") / default_out_name(config.rules, config.players, config.seed)
+    return args.out or new_results_dir(
+        Path("results"), default_out_name(config.rules, config.players, config.seed)
+    )
 
 
 def check_record_dir(record: Path) -> None:

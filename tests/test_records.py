@@ -115,7 +115,7 @@ def test_evaluate_records_every_game_and_replay_prints_it(tmp_path):
     # a second run refuses to mix records into the same folder
     r = subprocess.run(
         [sys.executable, str(ROOT / "evaluate.py"), "--players", "expert", "greedy", "--games", "2",
-         "--no-progress", "--out", str(out), "--record", str(rec_dir)],
+         "--no-progress", "--out", str(out.with_name("results2")), "--record", str(rec_dir)],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
     assert r.returncode == 2 and "already holds game records" in r.stderr

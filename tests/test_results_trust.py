@@ -222,6 +222,23 @@ def test_an_interrupted_record_folder_says_so(tmp_path):
     assert r.returncode == 2 and "lacks 'deal_000001.jsonl'" in r.stderr
 
 
+def test_a_finished_tournament_is_never_replaced(tmp_path):
+    """A rerun goes to a new default folder; an explicit --out over finished results is
+    refused before any game, and the earlier results stay byte for byte."""
+    first = evaluate("--players", "greedy", "random", "--games", "4", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (done,) = (tmp_path / "results").iterdir()
+    before = (done / "results.json").read_bytes()
+    second = evaluate("--players", "greedy", "random", "--games", "2", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [done.name, f"{done.name}-2"]
+    refused(
+        evaluate("--players", "greedy", "random", "--games", "2", "--out", str(done), cwd=tmp_path),
+        "holds the results of an earlier tournament",
+    )
+    assert (done / "results.json").read_bytes() == before
+
+
 # -- 9: bounded work ---------------------------------------------------------------
 
 

@@ -70,8 +70,9 @@ RESULT_FILES = frozenset({"results.json", "games.csv", FolderLock.NAME, *PLOTS})
 
 def check_out_dir(out_dir: Path) -> None:
     """Raise ``ValueError`` unless results can be written to ``out_dir``: a writable
-    place for a new folder, or a folder holding nothing but an earlier result of ours
-    (a finished one, or one interrupted while being written)."""
+    place for a new folder, or a folder holding nothing but the files of an interrupted
+    result of ours (no ``results.json``). A finished tournament's results are never
+    replaced: two runs never write one folder."""
     out_dir = Path(out_dir)
     try:
         is_file = out_dir.is_file()
@@ -88,6 +89,21 @@ def check_out_dir(out_dir: Path) -> None:
             f"--out {out_dir} exists and is not a results folder (it holds {foreign[0]!r}): "
             "refusing to replace it"
         )
+    if (out_dir / "results.json").exists():
+        raise ValueError(
+            f"--out {out_dir} holds the results of an earlier tournament: refusing to replace them "
+            "(give another --out, or remove that folder)"
+        )
+
+
+def new_results_dir(parent: Path, name: str) -> Path:
+    """``parent/name``, or ``name-2``, ``name-3``, ... where it exists: a default results
+    folder never lands on an earlier tournament's."""
+    path, k = parent / name, 1
+    while path.exists() or path.is_symlink():
+        k += 1
+        path = parent / f"{name}-{k}"
+    return path
 
 
 def _ours(name: str) -> bool:
