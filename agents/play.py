@@ -230,7 +230,7 @@ def save_record(
     check_new_file(record, "--record")
     done = s.phase == GAME_OVER
     lines = game_lines(rules, n, histories, s.winners if done else None, s.lives, s.score, names, seed)
-    print(f"record: {write_lines(record, lines)}", file=out)
+    print(f"record: {write_lines(record, lines, replace=False)}", file=out)
 
 
 PROG = "thirtyone-play"

@@ -355,7 +355,7 @@ class ThirtyOneEnv(gym.Env):
             s.score,
             names,
         )
-        return str(write_lines(path, lines))
+        return str(write_lines(path, lines, replace=False))
 
     def render(self) -> str | None:
         if self.state is None:

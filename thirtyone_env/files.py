@@ -51,11 +51,14 @@ def dir_mode() -> int:
     return 0o777 & ~_umask()
 
 
-def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
+def atomic_write(path: str | os.PathLike, data: bytes | str, *, replace: bool = True) -> Path:
     """Write ``data`` to ``path`` atomically with the user's umask; returns the path.
 
     The parent folder is created if needed. The temporary file lies beside the target
-    (same file system, so the rename is atomic) and is removed if anything fails.
+    (same file system, so the rename is atomic) and is removed if anything fails. With
+    ``replace=False`` a file that exists by then (made by anyone, even a moment ago) is
+    never replaced: ``ValueError`` names it (the file is linked into place, which fails
+    where a name exists, instead of renamed over it).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +70,15 @@ def atomic_write(path: str | os.PathLike, data: bytes | str) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, file_mode())
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise ValueError(f"{path} exists: refusing to replace it (give a new name)") from None
+            finally:
+                Path(tmp).unlink(missing_ok=True)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -198,10 +198,10 @@ def game_lines(
     return lines
 
 
-def write_lines(path: str | os.PathLike, lines: Sequence[str]) -> Path:
+def write_lines(path: str | os.PathLike, lines: Sequence[str], *, replace: bool = True) -> Path:
     """Write record lines atomically with the user's umask (a reader never sees half a
-    file)."""
-    return atomic_write(path, "\n".join(lines) + "\n")
+    file); ``replace=False``: never over a file that exists (``ValueError``)."""
+    return atomic_write(path, "\n".join(lines) + "\n", replace=replace)
 
 
 #: The file that marks a record folder complete (``evaluate.py --record``): written
