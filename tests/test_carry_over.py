@@ -288,6 +288,7 @@ def test_the_table_text_tells_a_non_qualifier_it_may_only_decline():
     s, rng = void_round_one(["Td 9h 5s", "8h 7h 3s", SPADES22])
     start_round(s, rng, deck=deck_two(carried=SPADES22))
     assert "does not qualify: decline" in describe_view(player_view(s, 1))
+    assert "not dealt yet (carry-over offer)" in describe_view(player_view(s, 1))  # no stale stock size
     apply_action(s, DECLINE_CARRY, rng)
     text = describe_view(player_view(s, 2))
     assert "face up as the new face-up table hand?" in text and "does not qualify" not in text

@@ -196,7 +196,8 @@ def describe_view(v: PlayerView) -> str:
     from thirtyone_env.cards import format_cards, hand_value
 
     lines = [
-        f"Round {v.round_no} | dealer: seat {v.dealer} | stock: {v.stock_size} cards"
+        f"Round {v.round_no} | dealer: seat {v.dealer} | "
+        + ("not dealt yet (carry-over offer)" if v.phase == "carry" else f"stock: {v.stock_size} cards")
         + (f" | seat {v.knocker} knocked" if v.knocker >= 0 else "")
     ]
     for p in range(v.num_players):
