@@ -115,8 +115,9 @@ class Rules:
       knocker pays (``knocker_penalty``), tied or strictly lowest.
     - Points: with ties each player takes the best rank it shares; "lowest" needs a
       hand strictly below all others; after a blitz the others are ranked among
-      themselves (so their points show the order of their hands, as laying them down
-      for the ranking would; the round result still gives only the blitzer's value) (the knocker's 0/1/4 still applies); a void round scores nothing.
+      themselves, the knocker's 0/1/4 still applying (so their points show the order
+      of their hands, as laying them down for the ranking would; the round result
+      still gives only the blitzer's value); a void round scores nothing.
     - Banking: the widow is dealt after the first card to each player, before the
       other two; widow exchanges are allowed in the last turns after a knock too (they
       replace a draw); a player short of the ante or the blitz chip pays what it has;
