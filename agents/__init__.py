@@ -254,9 +254,11 @@ def _construct(label: str, target: Any, kwargs: dict[str, Any]) -> Any:
 # -- options ---------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)
 def _options(label: str, target: Any) -> dict[str, Any]:
     """The keyword options of a player class or factory, each an
-    ``inspect.Parameter`` whose annotation is resolved where it can be."""
+    ``inspect.Parameter`` whose annotation is resolved where it can be. Read once per
+    player (a tournament builds a player per game); callers must not change it."""
     try:
         params = inspect.signature(target).parameters
     except (TypeError, ValueError) as e:

@@ -228,12 +228,20 @@ def _check_deck_items(deck: object) -> None:
         items = list(deck)  # type: ignore[call-overload]
     except TypeError:
         raise ValueError(f"stacked deck: {deck!r} is not a sequence of cards") from None
+    kinds = set(map(type, items))  # one look per type, not per card: decks come every round
+    if all(_card_type(k) for k in kinds):
+        return
     for i, c in enumerate(items):
         if isinstance(c, bool | np.bool_) or not isinstance(c, int | np.integer | str):
             raise ValueError(
                 f"stacked deck: element {i} ({c!r}, a {type(c).__name__}) is not a card: "
                 "use card ids 0..51 (int) or text like 'As'"
             )
+
+
+def _card_type(kind: type) -> bool:
+    """Whether values of this type may name a card: ints (not bools) and text."""
+    return not issubclass(kind, bool | np.bool_) and issubclass(kind, int | np.integer | str)
 
 
 def _deck_order(rules: Rules, rng: np.random.Generator, deck: Sequence | None) -> list[int]:
@@ -243,7 +251,7 @@ def _deck_order(rules: Rules, rng: np.random.Generator, deck: Sequence | None) -
     cards = rules.deck_cards
     _check_deck_items(deck)
     if type(deck) is list and len(deck) == len(cards) and set(deck) == set(cards):
-        return [int(c) for c in deck]  # a whole deck of ids (the tournament's pre-shuffled decks)
+        return list(map(int, deck))  # a whole deck of ids (the tournament's pre-shuffled decks)
     top = parse_cards(deck)
     allowed = set(cards)
     seen: set[int] = set()
