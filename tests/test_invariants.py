@@ -1,6 +1,7 @@
 """Invariants over random games with random options (hypothesis)."""
 
 import numpy as np
+from conftest import deal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from thirtyone_env.engine import (
     apply_action,
     card_locations,
     clone_state,
+    hand_values,
     legal_actions,
     legal_mask,
     new_game,
@@ -114,10 +116,5 @@ def test_clone_is_independent():
 
 
 def test_hand_values_reports_every_seat():
-    from thirtyone_env.engine import hand_values, stacked_deck
-
-    rng = np.random.default_rng(0)
-    s = new_game(
-        None, 3, rng, dealer=2, deck=stacked_deck(["As Ks 2d", "2c 3c 4c", "Ah 9d 5s"], "7h", dealer=2)
-    )
+    s, _ = deal(["As Ks 2d", "2c 3c 4c", "Ah 9d 5s"], "7h", dealer=2)
     assert hand_values(s) == [21, 9, 11]

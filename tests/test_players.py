@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import deal, random_moves, swap_hidden
 
 import agents
 from thirtyone_env.actions import KNOCK, TAKE_DISCARD
 from thirtyone_env.cards import parse_cards
-from thirtyone_env.engine import legal_mask, new_game, stacked_deck
+from thirtyone_env.engine import legal_actions, legal_mask, new_game, stacked_deck
 from thirtyone_env.match import play_game
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.views import player_view
@@ -20,15 +21,10 @@ def test_registry_makes_players_and_rejects_unknown_names():
 
 
 def test_rule_player_knocks_high_and_takes_a_useful_discard():
-    rng = np.random.default_rng(0)
-    deck = stacked_deck(["As Ks 9d", "2c 3c 5h", "4d 6d 8h"], upcard="Qs", dealer=2)
-    s = new_game(None, 3, rng, dealer=2, deck=deck)
-    from thirtyone_env.engine import legal_mask
-
+    s, _ = deal(["As Ks 9d", "2c 3c 5h", "4d 6d 8h"], "Qs", dealer=2)
     rule = GreedyPolicy(knock_at=25)
     assert rule.act(player_view(s, 0), legal_mask(s)) == TAKE_DISCARD  # Qs makes 31
-    deck = stacked_deck(["As Ks 9s", "2c 3c 5h", "4d 6d 8h"], upcard="2d", dealer=2)
-    s = new_game(None, 3, rng, dealer=2, deck=deck)
+    s, _ = deal(["As Ks 9s", "2c 3c 5h", "4d 6d 8h"], "2d", dealer=2)
     assert rule.act(player_view(s, 0), legal_mask(s)) == KNOCK  # 30 >= 25
 
 
@@ -71,27 +67,14 @@ def test_every_player_plays_legally_and_reproducibly(name, rules, n):
 @pytest.mark.parametrize("name", list(FAST))
 def test_players_choice_cannot_depend_on_unseen_cards(name):
     """Swap an opponent's unseen card with a stock card: same choice (same rng)."""
-    from thirtyone_env.engine import apply_action, clone_state, legal_actions
-
     rng = np.random.default_rng(8)
     checked = 0
     for _ in range(25):
-        s = new_game(None, 4, rng)
-        for _ in range(int(rng.integers(0, 14))):
-            acts = legal_actions(s)
-            if not acts:
-                break
-            apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+        s = random_moves(new_game(None, 4, rng), rng, 14)
         if not legal_actions(s) or not s.stock:
             continue
         me = s.current
-        t = clone_state(s)
-        for opp in range(4):
-            hidden = [c for c in t.hands[opp] if opp != me and not (t.known[opp] >> c) & 1]
-            if hidden:
-                i = t.hands[opp].index(hidden[0])
-                j = int(rng.integers(len(t.stock)))
-                t.hands[opp][i], t.stock[j] = t.stock[j], t.hands[opp][i]
+        t = swap_hidden(s, me, rng)
         assert player_view(s, me) == player_view(t, me)
         p1, p2 = agents.make(name, **FAST[name]), agents.make(name, **FAST[name])
         for p in (p1, p2):

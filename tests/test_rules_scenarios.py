@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import card, deal, disc, play
 
 from thirtyone_env.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
 from thirtyone_env.cards import DECKS, parse_card
@@ -41,29 +42,6 @@ H20 = "Ks Qs 4d"  # spades 20
 H21 = "Ah Kh 2c"  # hearts 21: Qh makes 31
 H31 = "As Js Ts"  # spades 31
 H31B = "Ah Kh Jh"  # hearts 31
-
-
-def card(text: str) -> int:
-    return parse_card(text)
-
-
-def disc(text: str) -> int:
-    """The action that discards the card written ``text``."""
-    return discard_action(parse_card(text))
-
-
-def deal(hands, upcard, stock="", *, dealer, rules=None, seed=0):
-    """A new game on a stacked deck; returns ``(state, rng)``."""
-    rules = Rules() if rules is None else rules
-    deck = stacked_deck(hands, upcard=upcard, stock=stock, dealer=dealer)
-    rng = np.random.default_rng(seed)
-    s = new_game(rules, len(hands), rng, dealer=dealer, deck=deck)
-    return s, rng
-
-
-def play(s, rng, *actions):
-    for a in actions:
-        apply_action(s, a, rng)
 
 
 def legal(s):

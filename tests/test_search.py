@@ -3,14 +3,13 @@ a knock it finds that the expert's model misses."""
 
 import numpy as np
 import pytest
-from positions import heads_up_known
+from conftest import heads_up_known, random_moves
 
 import agents
 from agents.expert import ExpertPlayer
 from agents.search import SearchPlayer
 from thirtyone_env.actions import DRAW_STOCK, KNOCK
 from thirtyone_env.engine import (
-    apply_action,
     card_locations,
     legal_actions,
     legal_mask,
@@ -24,12 +23,7 @@ def _positions(rules: str, n: int, count: int, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
-        s = new_game(rules, n, rng)
-        for _ in range(int(rng.integers(0, 16))):
-            acts = legal_actions(s)
-            if not acts:
-                break
-            apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+        s = random_moves(new_game(rules, n, rng), rng, 16)
         if legal_actions(s):
             out.append(s)
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import card, deal, play
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from thirtyone_env.actions import (
     swap_one_action,
     widow_action,
 )
-from thirtyone_env.cards import BRAG_CLASSES, brag_key, parse_card, parse_cards
+from thirtyone_env.cards import BRAG_CLASSES, brag_key, parse_cards
 from thirtyone_env.engine import (
     CHOOSE,
     CONTINUE,
@@ -32,47 +33,24 @@ from thirtyone_env.engine import (
     legal_actions,
     legal_mask,
     new_game,
-    stacked_deck,
-    stacked_table_deck,
     start_round,
 )
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import player_view
-
-
-def deal(rules, hands, upcard=None, stock="", *, dealer, table=None, second_hand=(), seed=0):
-    rules = Rules.resolve(rules)
-    if rules.table == "stock":
-        deck = stacked_deck(hands, upcard=upcard, stock=stock, dealer=dealer)
-    else:
-        deck = stacked_table_deck(rules, hands, table, upcard, stock, dealer, second_hand)
-    rng = np.random.default_rng(seed)
-    return new_game(rules, len(hands), rng, dealer=dealer, deck=deck), rng
-
-
-def play(s, rng, *actions):
-    for a in actions:
-        apply_action(s, a, rng)
-        card_locations(s)
-
-
-def c(text):
-    return parse_card(text)
-
 
 # -- cut throat ------------------------------------------------------------------------
 
 
 def test_cut_throat_knocker_who_beats_nobody_pays_two_and_ties_are_safe():
     # dealer 2: seat 0 knocks on 10, seat 1 ties at 10, seat 2 holds 20
-    s, rng = deal("cut_throat", ["Tc 2d 3h", "Td 2h 3s", "Ks Qs 4d"], "9c", dealer=2)
+    s, rng = deal(["Tc 2d 3h", "Td 2h 3s", "Ks Qs 4d"], "9c", dealer=2, rules="cut_throat")
     play(s, rng, KNOCK, STAND, STAND)
     assert s.result.reason == "knock"
     assert s.result.losses == (2, 0, 0)
 
 
 def test_cut_throat_knocker_who_beats_someone_lowest_loses_one():
-    s, rng = deal("cut_throat", ["Ks Qs 4d", "Td 2h 3s", "Tc 2d 3h"], "9c", dealer=2)
+    s, rng = deal(["Ks Qs 4d", "Td 2h 3s", "Tc 2d 3h"], "9c", dealer=2, rules="cut_throat")
     play(s, rng, KNOCK, STAND, STAND)
     assert s.result.losses == (0, 1, 1)  # two tied lowest, knocker beat them
 
@@ -80,7 +58,7 @@ def test_cut_throat_knocker_who_beats_someone_lowest_loses_one():
 def test_cut_throat_no_free_ride_and_trips():
     rules = Rules.preset("cut_throat")
     assert rules.three_of_a_kind == 30.5 and not rules.free_ride and rules.lives == 3
-    s, rng = deal(rules, ["7c 7d 7h", "As Ks 2d"], "9c", dealer=1)
+    s, rng = deal(["7c 7d 7h", "As Ks 2d"], "9c", dealer=1, rules=rules)
     assert s.phase == DRAW  # dealt trips are 30.5, not a blitz
     play(s, rng, KNOCK, STAND)
     assert s.result.values == (30.5, 21) and s.result.losses == (0, 1)
@@ -92,7 +70,7 @@ def test_cut_throat_no_free_ride_and_trips():
 def test_points_30_27_27_27_is_one_high_and_three_middles():
     # dealer 3: seat 0 knocks holding 30 -> knocker high: 4; three 27s middle: 2 each
     hands = ["Kc Qc Tc", "Ad Kd 6d", "Ah Kh 6h", "As Ks 6s"]
-    s, rng = deal("no_elimination", hands, "2d", dealer=3)
+    s, rng = deal(hands, "2d", dealer=3, rules="no_elimination")
     play(s, rng, KNOCK, STAND, STAND, STAND)
     assert s.result.values == (30, 27, 27, 27)
     assert s.result.gains == (4, 2, 2, 2)
@@ -101,18 +79,18 @@ def test_points_30_27_27_27_is_one_high_and_three_middles():
 
 def test_points_knocker_low_and_middle():
     # knocker (seat 0) lowest alone: 0; the middle 2; the high 3
-    s, rng = deal("no_elimination", ["Tc 2d 3h", "Ks Qs 4d", "Ah Kh 5s"], "9c", dealer=2)
+    s, rng = deal(["Tc 2d 3h", "Ks Qs 4d", "Ah Kh 5s"], "9c", dealer=2, rules="no_elimination")
     play(s, rng, KNOCK, STAND, STAND)
     assert s.result.values == (10, 20, 21)
     assert s.result.gains == (0, 2, 3)
     # knocker in the middle scores 1
-    s, rng = deal("no_elimination", ["Ks Qs 4d", "Tc 2d 3h", "Ah Kh 5s"], "9c", dealer=2)
+    s, rng = deal(["Ks Qs 4d", "Tc 2d 3h", "Ah Kh 5s"], "9c", dealer=2, rules="no_elimination")
     play(s, rng, KNOCK, STAND, STAND)
     assert s.result.gains == (1, 1, 3)
 
 
 def test_points_blitz_scores_six_and_others_rank_among_themselves():
-    s, _ = deal("no_elimination", ["As Js Ts", "Tc 2d 3h", "Ks Qs 4d"], "9c", dealer=2)
+    s, _ = deal(["As Js Ts", "Tc 2d 3h", "Ks Qs 4d"], "9c", dealer=2, rules="no_elimination")
     assert s.result.reason == "blitz"
     assert s.result.gains == (6, 1, 3)
 
@@ -138,24 +116,24 @@ def test_points_game_lasts_num_rounds_and_nobody_is_out():
 def test_banking_ante_widow_exchange_and_pot():
     rules = Rules.preset("banking")
     # dealer 2: seat 0 plays first. Widow: Ah Kh Qh (face down at the deal).
-    s, rng = deal(rules, ["2c 3d 4s", "Ks Qs 4d", "Tc 2d 3h"], "9c", table="Ah Kh Qh", dealer=2)
+    s, rng = deal(["2c 3d 4s", "Ks Qs 4d", "Tc 2d 3h"], "9c", table="Ah Kh Qh", dealer=2, rules=rules)
     assert s.pot == 3 and s.score == [19, 19, 19]
-    assert s.table == [[c("Ah"), c("Kh"), c("Qh")]] and s.table_up == [[False] * 3]
+    assert s.table == [[card("Ah"), card("Kh"), card("Qh")]] and s.table_up == [[False] * 3]
     v1 = player_view(s, 1)
     assert all(x is None for x in v1.table[0])  # face down: nobody sees the widow
     legal = legal_actions(s)
     assert widow_action((0,), (0,)) in legal and widow_action((0, 1, 2), (0, 1, 2)) in legal
     # seat 0 gives its 2c (slot 0) and 3d (slot 1) for the Ah (slot 0) and Kh (slot 1)
     play(s, rng, widow_action((0, 1), (0, 1)))
-    assert s.hands[0] == [c("Ah"), c("Kh"), c("4s")]
-    assert s.table == [[c("2c"), c("3d"), c("Qh")]] and s.table_up == [[True, True, False]]
+    assert s.hands[0] == [card("Ah"), card("Kh"), card("4s")]
+    assert s.table == [[card("2c"), card("3d"), card("Qh")]] and s.table_up == [[True, True, False]]
     v1 = player_view(s, 1)
-    assert v1.table[0][:2] == (c("2c"), c("3d")) and v1.table[0][2] is None  # given cards public
-    assert c("Ah") not in v1.known[0]  # taken face down: private to seat 0
+    assert v1.table[0][:2] == (card("2c"), card("3d")) and v1.table[0][2] is None  # given cards public
+    assert card("Ah") not in v1.known[0]  # taken face down: private to seat 0
     assert s.current == 1
     # seat 1 takes the public 2c for its 4d: now everyone knows seat 1 holds the 2c
     play(s, rng, widow_action((2,), (0,)))
-    assert c("2c") in player_view(s, 2).known[1]
+    assert card("2c") in player_view(s, 2).known[1]
     # seat 2 knocks; everyone stands: seat 0 (Ah Kh = 21) takes the pot of 3
     play(s, rng, KNOCK, STAND, STAND)
     assert s.result.values == (21, 20, 10)
@@ -164,14 +142,14 @@ def test_banking_ante_widow_exchange_and_pot():
 
 
 def test_banking_tie_splits_and_remainder_stays():
-    s, rng = deal("banking", ["Ks Qs 4d", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    s, rng = deal(["Ks Qs 4d", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2, rules="banking")
     play(s, rng, KNOCK, STAND, STAND)
     assert s.result.values == (20, 20, 10)
     assert s.score == [20, 20, 19] and s.pot == 1  # 3 chips: 1 each, 1 stays
 
 
 def test_banking_blitz_bonus():
-    s, _ = deal("banking", ["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    s, _ = deal(["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2, rules="banking")
     assert s.result.reason == "blitz"
     # pot 3 (antes) + 1 from each other player = 5 to the blitzer
     assert s.score == [24, 18, 18] and s.result.gains == (4, -2, -2)
@@ -179,7 +157,7 @@ def test_banking_blitz_bonus():
 
 def test_banking_player_without_chips_is_out():
     rules = Rules.preset("banking").replace(chips=1)
-    s, _ = deal(rules, ["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    s, _ = deal(["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2, rules=rules)
     assert s.result.eliminated == (1, 2) and s.phase == GAME_OVER and s.winners == (0,)
 
 
@@ -190,8 +168,8 @@ def switch_deal(**kw):
     # dealer 2; the dealer's dealt hands: "Kd Qd 2s" (first) and "9h 8h 7h" (second);
     # the face-down table hand "As Ks Qs"; the stock (top first) "2c 3c 4c 5c 6c 7c"
     return deal(
-        "switch",
         ["Tc 2d 3h", "Ah 5s 4d", "Kd Qd 2s"],
+        rules="switch",
         table="As Ks Qs",
         second_hand="9h 8h 7h",
         stock="2c 3c 4c 5c 6c 7c",
@@ -220,7 +198,7 @@ def test_switch_swap_from_face_down_makes_the_given_card_face_up():
     play(s, rng, swap_one_action(0, 1, 0))  # seat 0: Tc <-> face-down As
     assert s.hands[0] == parse_cards("As 2d 3h")
     assert s.table[1] == parse_cards("Tc Ks Qs") and s.table_up[1] == [True, False, False]
-    assert c("As") not in player_view(s, 1).known[0]  # only seat 0 saw it
+    assert card("As") not in player_view(s, 1).known[0]  # only seat 0 saw it
     # seat 1 swaps its whole hand with the face-up table hand 0
     play(s, rng, SWAP_HAND_BASE + 0)
     assert s.hands[1] == parse_cards("9h 8h 7h")
@@ -277,7 +255,7 @@ def test_brag_order_of_classes_and_known_pairs():
 
 
 def test_stop_the_bus_exchange_one_then_stop_the_bus():
-    s, rng = deal("stop_the_bus", ["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2)
+    s, rng = deal(["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2, rules="stop_the_bus")
     assert s.phase == DRAW and s.current == 0
     legal = legal_actions(s)
     assert KNOCK not in legal and len(legal) == 10  # 9 single exchanges + all three
@@ -295,7 +273,7 @@ def test_stop_the_bus_exchange_one_then_stop_the_bus():
 
 
 def test_stop_the_bus_exchange_three_and_play_on():
-    s, rng = deal("stop_the_bus", ["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2)
+    s, rng = deal(["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2, rules="stop_the_bus")
     play(s, rng, BUS_ALL, STAND)
     assert s.hands[0] == parse_cards("Ah Qh Kh") and s.table[0] == parse_cards("2c 7d 9h")
     assert s.current == 1 and s.knocker == -1
@@ -304,7 +282,7 @@ def test_stop_the_bus_exchange_three_and_play_on():
 
 
 def test_stop_the_bus_has_no_blitz_and_ties_all_lose():
-    s, rng = deal("stop_the_bus", ["Ac Kc Qc", "5h 5d 2c", "5s 5c 2d"], table="3c 2h 2s", dealer=2)
+    s, rng = deal(["Ac Kc Qc", "5h 5d 2c", "5s 5c 2d"], table="3c 2h 2s", dealer=2, rules="stop_the_bus")
     assert s.phase == DRAW  # A-K-Q of clubs: no 31 in Brag, no blitz
     play(s, rng, bus_one_action(0, 0), KNOCK)  # seat 0 trades its Ac for the 3c and stops
     play(s, rng, bus_one_action(2, 1), bus_one_action(2, 2))  # 2c <-> 2h, then 2d <-> 2s
@@ -446,7 +424,7 @@ def test_every_player_plays_every_variant_legally(name):
 def test_banking_void_round_puts_the_broke_out():
     # chips 3: antes leave 2 each; seat 0's dealt blitz takes 3 + 2 -> [7, 1, 1]
     rules = Rules.preset("banking").replace(chips=3, max_turns_per_round=2)
-    s, rng = deal(rules, ["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    s, rng = deal(["As Js Ts", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2, rules=rules)
     assert s.result.reason == "blitz" and s.score == [7, 1, 1] and all(s.active)
     start_round(s, rng)  # the antes leave seats 1 and 2 without chips
     assert s.score == [6, 0, 0] and s.pot == 3
@@ -459,7 +437,7 @@ def test_banking_void_round_puts_the_broke_out():
 
 def test_banking_everyone_broke_after_a_void_round_stays_in():
     rules = Rules.preset("banking").replace(chips=1, max_turns_per_round=1)
-    s, rng = deal(rules, ["Ks Qs 4d", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2)
+    s, rng = deal(["Ks Qs 4d", "Kc Qc 4h", "Tc 2d 3h"], "9c", table="2h 3c 5d", dealer=2, rules=rules)
     while s.phase < ROUND_OVER:
         play(s, rng, legal_actions(s)[0])
     assert s.result.reason == "void" and s.score == [0, 0, 0] and s.pot == 3

@@ -1,0 +1,120 @@
+"""Helpers shared by the tests: stacked deals, scripted play, random positions and the
+hidden-card swap that checks nobody sees a card it could not see at a real table.
+
+Plain functions, imported by the test files with ``from conftest import deal, play``
+(pytest puts this folder on the import path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from thirtyone_env.actions import discard_action
+from thirtyone_env.cards import parse_card, parse_cards
+from thirtyone_env.engine import (
+    DRAW,
+    GameState,
+    apply_action,
+    card_locations,
+    clone_state,
+    from_position,
+    legal_actions,
+    new_game,
+    stacked_deck,
+    stacked_table_deck,
+)
+from thirtyone_env.rules import Rules
+
+
+def card(text: str) -> int:
+    """The id of the card written ``text`` (``"Qh"``)."""
+    return parse_card(text)
+
+
+def disc(text: str) -> int:
+    """The action that discards the card written ``text``."""
+    return discard_action(parse_card(text))
+
+
+def deal(
+    hands: Sequence,
+    upcard: str | int | None = None,
+    stock: str | Sequence = "",
+    *,
+    dealer: int,
+    rules: Rules | str | None = None,
+    table: str | Sequence | None = None,
+    second_hand: str | Sequence = (),
+    seed: int = 0,
+) -> tuple[GameState, np.random.Generator]:
+    """A new game on a stacked deck (``hands`` by seat, then the upcard and the stock
+    top first; the table variants also ``table`` and Switch's ``second_hand``);
+    returns ``(state, rng)``. ``rules`` is a ``Rules``, a preset name or ``None``."""
+    rules = Rules.resolve(rules)
+    if rules.table == "stock":
+        deck = stacked_deck(hands, upcard=upcard, stock=stock, dealer=dealer)
+    else:
+        deck = stacked_table_deck(rules, hands, table, upcard, stock, dealer, second_hand)
+    rng = np.random.default_rng(seed)
+    return new_game(rules, len(hands), rng, dealer=dealer, deck=deck), rng
+
+
+def play(s: GameState, rng: np.random.Generator, *actions: int) -> None:
+    """Play ``actions`` in order, checking after each that every card is in exactly one
+    place (``card_locations`` raises otherwise)."""
+    for a in actions:
+        apply_action(s, a, rng)
+        card_locations(s)
+
+
+def random_moves(s: GameState, rng: np.random.Generator, most: int) -> GameState:
+    """Play a random number (``0..most-1``, drawn from ``rng``) of uniformly random legal
+    moves, stopping early when the round ends; returns ``s``."""
+    for _ in range(int(rng.integers(0, most))):
+        acts = legal_actions(s)
+        if not acts:
+            break
+        apply_action(s, acts[int(rng.integers(len(acts)))], rng)
+    return s
+
+
+def swap_hidden(s: GameState, seat: int, rng: np.random.Generator) -> GameState:
+    """A copy of ``s`` in which every other seat's first card that ``seat`` cannot see
+    (not publicly known in that hand) is exchanged with a random stock card: what
+    ``seat`` may observe is the same in both."""
+    t = clone_state(s)
+    for opp in range(s.num_players):
+        hidden = [c for c in t.hands[opp] if opp != seat and not (t.known[opp] >> c) & 1]
+        if hidden and t.stock:
+            i = t.hands[opp].index(hidden[0])
+            j = int(rng.integers(len(t.stock)))
+            t.hands[opp][i], t.stock[j] = t.stock[j], t.hands[opp][i]
+    return t
+
+
+def heads_up_known(me: str, opponent: str, lives: int) -> GameState:
+    """Heads-up, standard rules, seat 0 to draw on its fourth turn: the opponent took its
+    three cards from the pile (so seat 0 knows them) while seat 0 discarded 7s, 8c and
+    9d onto 5s."""
+    rules = Rules.resolve("standard")
+    mine, theirs = parse_cards(me), parse_cards(opponent)
+    pile = parse_cards("5s 7s 8c 9d")
+    used = set(mine + theirs + pile)
+    stock = [c for c in rules.deck_cards if c not in used]
+    discards = [(0, theirs[0]), (1, pile[1]), (0, theirs[1]), (1, pile[2]), (0, theirs[2]), (1, pile[3])]
+    return from_position(
+        rules,
+        hands=[mine, theirs],
+        stock=stock,
+        discard=pile,
+        current=0,
+        phase=DRAW,
+        dealer=1,
+        lives=[lives, lives],
+        active=[True, True],
+        turns_played=6,
+        known=[0, sum(1 << c for c in theirs)],
+        discards=discards,
+    )
