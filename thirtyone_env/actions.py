@@ -50,9 +50,11 @@ before the deal of a Switch round.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from thirtyone_env import events as ev
 from thirtyone_env.cards import NUM_CARDS, format_card, parse_card
 
 if TYPE_CHECKING:
@@ -98,6 +100,108 @@ def widow_action(hand_slots: tuple[int, ...], widow_slots: tuple[int, ...]) -> i
     return WIDOW_BASE + WIDOW_MOVES.index((tuple(hand_slots), tuple(widow_slots)))
 
 
+class Move(NamedTuple):
+    """What an action id does, decoded once (:func:`decode`; :func:`encode` is the
+    inverse). ``kind`` is the :mod:`~thirtyone_env.events` kind the move records
+    (``STAND`` also ends a continued turn, recorded as ``END_TURN``)."""
+
+    kind: str
+    #: the card discarded (``DISCARD``), else -1
+    card: int = -1
+    #: (hand slot, table hand, table slot) exchanged, in slot order (widow, swap, bus)
+    pairs: tuple[tuple[int, int, int], ...] = ()
+    #: the table hand swapped whole or renewed, or the dealt hand kept (``KEEP``); else -1
+    hand: int = -1
+    #: a renewal face up (the turn goes on)
+    up: bool = False
+
+
+def _decode(action: int) -> Move:
+    """The move of one id (see the module table); ``ValueError`` for an unknown id."""
+    if action in _SIMPLE:
+        return Move(_SIMPLE[action])
+    if DISCARD_BASE <= action < NUM_ACTIONS:
+        return Move(ev.DISCARD, card=action - DISCARD_BASE)
+    if WIDOW_BASE <= action < SWAP_ONE_BASE:
+        h, w = WIDOW_MOVES[action - WIDOW_BASE]
+        return Move(ev.WIDOW, pairs=tuple((i, 0, j) for i, j in zip(h, w, strict=True)))
+    if SWAP_ONE_BASE <= action < SWAP_HAND_BASE:
+        i, rest = divmod(action - SWAP_ONE_BASE, 6)
+        return Move(ev.SWAP, pairs=((i, rest // 3, rest % 3),))
+    if SWAP_HAND_BASE <= action < RENEW_BASE:
+        t = action - SWAP_HAND_BASE
+        return Move(ev.SWAP_HAND, pairs=tuple((i, t, i) for i in range(3)), hand=t)
+    if RENEW_BASE <= action < KEEP_BASE:
+        t, up = divmod(action - RENEW_BASE, 2)
+        return Move(ev.RENEW, hand=t, up=bool(up))
+    if KEEP_BASE <= action < BUS_ONE_BASE:
+        return Move(ev.KEEP, hand=action - KEEP_BASE)
+    if BUS_ONE_BASE <= action < BUS_ALL:
+        i, j = divmod(action - BUS_ONE_BASE, 3)
+        return Move(ev.BUS, pairs=((i, 0, j),))
+    if action == BUS_ALL:
+        return Move(ev.BUS, pairs=tuple((i, 0, i) for i in range(3)))
+    raise ValueError(f"unknown action id {action!r}")
+
+
+_SIMPLE = {
+    DRAW_STOCK: ev.DRAW_STOCK,
+    TAKE_DISCARD: ev.TAKE_DISCARD,
+    KNOCK: ev.KNOCK,
+    STAND: ev.STAND,
+    CARRY_OVER: ev.CARRY_OVER,
+    DECLINE_CARRY: ev.DECLINE_CARRY,
+}
+_SIMPLE_IDS = {kind: action for action, kind in _SIMPLE.items()}
+_MOVES = tuple(_decode(a) for a in range(NUM_ACTIONS_ALL))
+_IDS = {m: a for a, m in enumerate(_MOVES)}
+
+
+def decode(action: int) -> Move:
+    """The :class:`Move` of action id ``action`` (``ValueError`` for an unknown id): the
+    one decoder of ids, used by the names, the table moves, the players and the records."""
+    if isinstance(action, int) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS_ALL:
+        return _MOVES[action]
+    raise ValueError(f"unknown action id {action!r}")
+
+
+def encode(move: Move) -> int:
+    """The action id of ``move``: the inverse of :func:`decode` (``ValueError`` for a
+    move no id makes)."""
+    action = _IDS.get(move)
+    if action is None:
+        raise ValueError(f"no action id makes {move!r}")
+    return action
+
+
+def event_move(kind: str, data: Any) -> Move | None:
+    """The move behind a history event (``None`` for events that are not moves, such as
+    the deal): :func:`encode` of it is the action id the player chose."""
+    if kind in _PLAIN_MOVES:
+        return Move(kind)
+    if kind == ev.END_TURN:
+        return Move(ev.STAND)
+    if kind == ev.DISCARD:
+        return Move(kind, card=data)
+    if kind in (ev.WIDOW, ev.BUS):
+        given, taken = data
+        return Move(kind, pairs=tuple((i, 0, j) for i, j in zip(given, taken, strict=True)))
+    if kind == ev.SWAP:
+        return Move(kind, pairs=(tuple(data),))
+    if kind == ev.SWAP_HAND:
+        return Move(kind, pairs=tuple((i, data, i) for i in range(3)), hand=data)
+    if kind == ev.RENEW:
+        return Move(kind, hand=data[0], up=data[1] == "up")
+    if kind == ev.KEEP:
+        return Move(kind, hand=data)
+    return None
+
+
+_PLAIN_MOVES = frozenset(
+    (ev.DRAW_STOCK, ev.TAKE_DISCARD, ev.KNOCK, ev.STAND, ev.CARRY_OVER, ev.DECLINE_CARRY)
+)
+
+
 _NAMES = {DRAW_STOCK: "draw_stock", TAKE_DISCARD: "take_discard", KNOCK: "knock", STAND: "stand"}
 _CARRY_NAMES = {CARRY_OVER: "carry over", DECLINE_CARRY: "decline carry"}
 
@@ -112,33 +216,36 @@ def action_card(action: int) -> int:
     return action - DISCARD_BASE if action >= DISCARD_BASE else -1
 
 
+def _slots(numbers: Iterable[int]) -> str:
+    return "".join(map(str, numbers))
+
+
 def action_name(action: int) -> str:
     """Readable name: ``"knock"``, ``"discard Qh"``, ``"swap 0 1 2"``."""
     if action in _NAMES:
         return _NAMES[action]
-    if DISCARD_BASE <= action < NUM_ACTIONS:
-        return "discard " + format_card(action - DISCARD_BASE)
-    if WIDOW_BASE <= action < SWAP_ONE_BASE:
-        h, w = WIDOW_MOVES[action - WIDOW_BASE]
-        return f"widow {''.join(map(str, h))}>{''.join(map(str, w))}"
-    if SWAP_ONE_BASE <= action < SWAP_HAND_BASE:
-        i, rest = divmod(action - SWAP_ONE_BASE, 6)
-        return f"swap {i} {rest // 3} {rest % 3}"
-    if SWAP_HAND_BASE <= action < RENEW_BASE:
-        return f"swap hand {action - SWAP_HAND_BASE}"
-    if RENEW_BASE <= action < KEEP_BASE:
-        t, up = divmod(action - RENEW_BASE, 2)
-        return f"renew {t} {'up' if up else 'down'}"
-    if KEEP_BASE <= action < BUS_ONE_BASE:
-        return f"keep {action - KEEP_BASE}"
-    if BUS_ONE_BASE <= action < BUS_ALL:
-        i, j = divmod(action - BUS_ONE_BASE, 3)
-        return f"bus {i} {j}"
-    if action == BUS_ALL:
-        return "bus all"
     if action in _CARRY_NAMES:
         return _CARRY_NAMES[action]
-    return f"<unknown action {action!r}>"
+    try:
+        m = decode(action)
+    except ValueError:
+        return f"<unknown action {action!r}>"
+    kind = m.kind
+    if kind == ev.DISCARD:
+        return "discard " + format_card(m.card)
+    if kind == ev.WIDOW:
+        return f"widow {_slots(i for i, _, _ in m.pairs)}>{_slots(j for _, _, j in m.pairs)}"
+    if kind == ev.SWAP:
+        return "swap {} {} {}".format(*m.pairs[0])
+    if kind == ev.SWAP_HAND:
+        return f"swap hand {m.hand}"
+    if kind == ev.RENEW:
+        return f"renew {m.hand} {'up' if m.up else 'down'}"
+    if kind == ev.KEEP:
+        return f"keep {m.hand}"
+    if len(m.pairs) == 3:
+        return "bus all"
+    return f"bus {m.pairs[0][0]} {m.pairs[0][2]}"
 
 
 def parse_action(text: str) -> int:

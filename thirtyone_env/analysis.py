@@ -31,15 +31,17 @@ from typing import Any
 
 import numpy as np
 
+from thirtyone_env import events as ev
+from thirtyone_env.actions import event_move
 from thirtyone_env.cards import CARD_VALUES, hand_table
 from thirtyone_env.engine import RoundResult
 from thirtyone_env.rules import TABLE_CARDS, Rules
 
-TURN_KINDS = ("draw_stock", "take_discard", "knock", "stand")
+TURN_KINDS = (ev.DRAW_STOCK, ev.TAKE_DISCARD, ev.KNOCK, ev.STAND)
 #: The variants' table moves (see :mod:`thirtyone_env.table_moves`): each is a turn,
 #: except a move that continues the turn it belongs to (after a face-up renewal).
-TABLE_KINDS = ("widow", "swap", "swap_hand", "renew", "bus")
-TABLE_EVENTS = frozenset((*TABLE_KINDS, "keep"))
+TABLE_KINDS = ev.TABLE_MOVES
+TABLE_EVENTS = frozenset((*TABLE_KINDS, ev.KEEP))
 
 
 def best_suits(hand: Sequence[int]) -> frozenset[int]:
@@ -66,7 +68,7 @@ def _best_suit_masks() -> tuple[int, ...]:
 
 
 def _result(history: list) -> RoundResult | None:
-    return history[-1][2] if history and history[-1][0] == "settle" else None
+    return history[-1][2] if history and history[-1][0] == ev.SETTLE else None
 
 
 def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
@@ -96,20 +98,20 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
     for kind, seat, data in history[1:]:
         if last is None and kind not in TABLE_EVENTS:
             pass  # the stock game's events (the common case): below
-        elif kind == "keep":  # Switch: the dealer's choice, not a turn
+        elif kind == ev.KEEP:  # Switch: the dealer's choice, not a turn
             if data == 1:
                 hands[seat], tables[0] = list(second), hands[seat]
             else:
                 tables[0] = list(second)
             continue
-        elif kind in TABLE_EVENTS or (kind == "knock" and last is not None and last.get("open") == seat):
+        elif kind in TABLE_EVENTS or (kind == ev.KNOCK and last is not None and last.get("open") == seat):
             h = hands[seat]
             key = h[0] * 2704 + h[1] * 52 + h[2]
             if last is not None and last.get("open") == seat:  # the same turn goes on
                 rec = last
                 rec.pop("open")
-                if kind == "knock":
-                    knock = dict(rec, kind="knock", continues=True, value_before=table[key], switched=False)
+                if kind == ev.KNOCK:
+                    knock = dict(rec, kind=ev.KNOCK, continues=True, value_before=table[key], switched=False)
                     knock["value_after"] = table[key]
                     records.append(knock)
                     last = None
@@ -121,14 +123,14 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 rec["suits_before"] = suits[key]
                 records.append(rec)
             moved = _table_move(kind, data, h, tables)
-            if kind == "renew":
+            if kind == ev.RENEW:
                 stock -= 3
             if moved:
                 rec["card_in"], rec["card_out"] = moved[0]
                 key = h[0] * 2704 + h[1] * 52 + h[2]
                 rec["value_after"] = table[key]
                 rec["switched"] = not (suits[key] & rec["suits_before"])
-            if (kind == "renew" and data[1] == "up") or (kind == "bus" and rules.table == "bus"):
+            if (kind == ev.RENEW and data[1] == "up") or (kind == ev.BUS and rules.table == "bus"):
                 rec["open"] = seat  # a swap (Switch) or a knock (Stop the Bus) may follow
             last = rec
             continue
@@ -143,14 +145,14 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 seat, turns[seat], round_turn, kind, table[h[0] * 2704 + h[1] * 52 + h[2]], stock
             )
             records.append(rec)
-            if kind in ("draw_stock", "take_discard"):
+            if kind in (ev.DRAW_STOCK, ev.TAKE_DISCARD):
                 rec["card_in"] = data
-                if kind == "draw_stock":
+                if kind == ev.DRAW_STOCK:
                     stock -= 1
                 pending = rec
                 before = suits[h[0] * 2704 + h[1] * 52 + h[2]]
                 h.append(data)
-        elif kind == "discard" and pending is not None:
+        elif kind == ev.DISCARD and pending is not None:
             h = hands[seat]
             h.remove(data)
             pending["card_out"] = data
@@ -162,7 +164,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 pending["discard_suit_changed"] = suit != last_suit[seat]
             last_suit[seat] = suit
             pending = None
-        elif kind == "reshuffle":
+        elif kind == ev.RESHUFFLE:
             stock = data
     if tables:  # the table variants' bookkeeping keys go
         for rec in records:
@@ -194,18 +196,12 @@ def _turn_record(
 def _table_move(kind: str, data: Any, hand: list[int], tables: list[list[int]]) -> list[tuple[int, int]]:
     """Apply a recorded table move to ``hand`` and ``tables``; returns the
     (card in, card out) pairs."""
-    pairs: list[tuple[int, int, int]] = []
-    if kind in ("widow", "bus"):
-        given, taken = data
-        pairs = [(i, 0, j) for i, j in zip(given, taken, strict=True)]
-    elif kind == "swap":
-        pairs = [data]
-    elif kind == "swap_hand":
-        pairs = [(i, data, i) for i in range(3)]
-    elif kind == "renew":
+    if kind == ev.RENEW:
         tables[data[0]] = list(data[2])
+        return []
+    move = event_move(kind, data)
     moved = []
-    for i, t, j in pairs:
+    for i, t, j in move.pairs if move is not None else ():
         card_in, card_out = tables[t][j], hand[i]
         hand[i], tables[t][j] = card_in, card_out
         moved.append((card_in, card_out))
@@ -229,7 +225,7 @@ def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, A
     order = [p for p in ((dealer + k) % n for k in range(1, n + 1)) if hands[p]]
     out = []
     for rec in turn_records(history, rules):
-        if rec["kind"] != "knock":
+        if rec["kind"] != ev.KNOCK:
             continue
         seat = rec["seat"]
         lost = result.losses[seat] if result is not None else 0
@@ -279,7 +275,7 @@ def player_round_records(
         if not hand:
             continue
         mine = [t for t in turns if t["seat"] == seat]
-        knock = next((t for t in mine if t["kind"] == "knock"), None)
+        knock = next((t for t in mine if t["kind"] == ev.KNOCK), None)
         lost = result.losses[seat]
         rows.append(
             {

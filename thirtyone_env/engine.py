@@ -13,32 +13,11 @@ The engine knows nothing of Gymnasium; it is the hot path of every simulation, s
 state is plain lists and ints, hand values come from a lookup table, and nothing is
 allocated per step but the history tuple.
 
-History: ``state.history`` holds the events of the current round as tuples
-``(kind, seat, data)``:
-
-| kind             | seat     | data                                             |
-|------------------|----------|--------------------------------------------------|
-| ``"deal"``       | dealer   | ``(hands, upcard, lives)``: every seat's dealt    |
-|                  |          | hand, the upcard, lives at the deal              |
-| ``"draw_stock"`` | player   | card drawn                                       |
-| ``"take_discard"``| player  | card taken                                       |
-| ``"discard"``    | player   | card discarded                                   |
-| ``"knock"``      | player   | hand value at the knock                          |
-| ``"stand"``      | player   | hand value                                       |
-| ``"blitz"``      | player   | ``"dealt"`` or ``"turn"``: where the 31 came from |
-| ``"reshuffle"``  | -1       | number of cards in the new stock                 |
-| ``"settle"``     | -1       | the :class:`RoundResult`                         |
-| ``"carry_over"`` | player   | the hand it laid face up (Switch carry-over)     |
-| ``"decline_carry"``| player | ``None``: it declined the carry-over offer       |
-
-Variants add (see :mod:`thirtyone_env.table_moves`): ``"widow"`` (``(hand slots,
-widow slots)``), ``"swap"`` (``(slot, table hand, table slot)``), ``"swap_hand"``
-(table hand), ``"renew"`` (``(table hand, "up"|"down", new cards)``),
-``"keep"`` (the hand the Switch dealer keeps), ``"bus"`` (``(hand slots, table
-slots)``), ``"end_turn"`` (``STAND`` after a face-up renewal or a bus exchange); their deal event carries the table too: ``(hands, upcard, lives, table,
-second_hand)`` with ``upcard`` -1 where there is none and ``second_hand`` the Switch
-dealer's other dealt hand (else ``None``). Like the rest of the history (the deal
-shows every hand) these records are the engine's full account, not a player's view.
+History: ``state.history`` holds the events of the current round, each an
+:class:`~thirtyone_env.events.Event` ``(kind, seat, data)``; :mod:`thirtyone_env.events`
+names every kind and documents its data. The deal event shows every hand (and, in the
+table variants, the table and the Switch dealer's other dealt hand): the history is the
+engine's full account, not a player's view.
 
 Switch carry-over (``Rules.carry_over``, see :class:`~thirtyone_env.rules.Rules`): when
 the last round leaves seats to ask (:func:`carry_asked`), :func:`start_round` draws the
@@ -70,6 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from thirtyone_env import events as ev
 from thirtyone_env.actions import (
     CARRY_OVER,
     DECLINE_CARRY,
@@ -81,6 +61,7 @@ from thirtyone_env.actions import (
     num_actions,
 )
 from thirtyone_env.cards import CARD_VALUES, DECKS, NUM_CARDS, format_card, hand_table, parse_cards
+from thirtyone_env.events import Event
 from thirtyone_env.rules import Rules
 from thirtyone_env.table_moves import (
     apply_table_move,
@@ -90,6 +71,9 @@ from thirtyone_env.table_moves import (
     turn_actions,
     widow_actions,
 )
+
+#: Builds the hot path's events without the ``NamedTuple`` constructor's Python frame.
+_new = tuple.__new__
 
 # Phases of the state. Every phase below ROUND_OVER has a seat to act (``current``);
 # the loops of the envs and players test ``phase < ROUND_OVER`` / ``>= ROUND_OVER``.
@@ -503,10 +487,10 @@ def _carry_decision(s: GameState, seat: int, action: int, rng: np.random.Generat
     order, seats = s._carry_deal
     if action == CARRY_OVER:
         hand = list(s.hands[seat])
-        s._carry_events.append(("carry_over", seat, tuple(hand)))
+        s._carry_events.append(Event(ev.CARRY_OVER, seat, tuple(hand)))
         _deal(s, order, seats, rng, carried=hand)
         return
-    s._carry_events.append(("decline_carry", seat, None))
+    s._carry_events.append(Event(ev.DECLINE_CARRY, seat, None))
     s.carry_seats = s.carry_seats[1:]
     if s.carry_seats:
         s.current = s.carry_seats[0]
@@ -556,7 +540,7 @@ def _deal(
         s._carry_deal = None
         s._carry_events = []
     if plain:
-        s.history = [("deal", dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
+        s.history = [Event(ev.DEAL, dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
         table = s._table
         blitz = s._blitz
         for p in seats:
@@ -570,7 +554,7 @@ def _deal(
     else:
         second = tuple(s.dealt_pair[1]) if s.dealt_pair is not None else None
         deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)), second)
-        s.history = [("deal", dealer, deal), *events]
+        s.history = [Event(ev.DEAL, dealer, deal), *events]
         if s.dealt_pair is not None:  # Switch: the dealer chooses a hand first
             s.phase = CHOOSE
             s.current = dealer
@@ -585,7 +569,7 @@ def _after_deal(s: GameState, seats: list[int], rng: np.random.Generator | None)
     blitzers = tuple(p for p in seats if _value(table, s.hands[p]) == blitz)
     if blitzers:
         for p in blitzers:
-            s.history.append(("blitz", p, "dealt"))
+            s.history.append(Event(ev.BLITZ, p, "dealt"))
         _settle_blitz(s, blitzers, "dealt")
         return
     s.phase = DRAW
@@ -671,7 +655,7 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
             pile = s.discard
             s.stock = [pile[i] for i in rng.permutation(len(pile)).tolist()]
             s.discard = [top]
-            s.history.append(("reshuffle", -1, len(s.stock)))
+            s.history.append(Event(ev.RESHUFFLE, -1, len(s.stock)))
         if not s.stock:
             _settle(s, VOID, "stock_exhausted", [0] * s.num_players, None, ())
             return
@@ -780,7 +764,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.hands[seat].append(card)
             s.drawn = card
             s.phase = DISCARD
-            s.history.append(("draw_stock", seat, card))
+            s.history.append(_new(Event, (ev.DRAW_STOCK, seat, card)))
             return
         if action == TAKE_DISCARD and s.discard:
             card = s.discard.pop()
@@ -789,16 +773,16 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.took = card
             s.known[seat] |= 1 << card
             s.phase = DISCARD
-            s.history.append(("take_discard", seat, card))
+            s.history.append(_new(Event, (ev.TAKE_DISCARD, seat, card)))
             return
         if action == KNOCK and s.knocker < 0 and s.player_turns[seat] >= s._kft:
             s.knocker = seat
             s.final_left = sum(s.active) - 1
-            s.history.append(("knock", seat, _value(s._table, s.hands[seat])))
+            s.history.append(Event(ev.KNOCK, seat, _value(s._table, s.hands[seat])))
             _end_turn(s, seat, rng)
             return
         if action == STAND and s.knocker >= 0 and s._stand_ok:
-            s.history.append(("stand", seat, _value(s._table, s.hands[seat])))
+            s.history.append(Event(ev.STAND, seat, _value(s._table, s.hands[seat])))
             if s._blitz_late and _value(s._table, s.hands[seat]) == s._blitz:
                 _blitz_turn(s, seat)
                 return
@@ -817,7 +801,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.disc_seat[card] = seat
             s.disc_order[card] = len(s.discards)
             s.discards.append((seat, card))
-            s.history.append(("discard", seat, card))
+            s.history.append(_new(Event, (ev.DISCARD, seat, card)))
             if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and (
                 s.knocker < 0 or s._blitz_late
             ):
@@ -859,14 +843,14 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     if action == KNOCK:  # Switch: instead of a move; Stop the Bus: after this turn's exchange
         s.knocker = seat
         s.final_left = sum(s.active) - 1
-        s.history.append(("knock", seat, _value(s._table, s.hands[seat])))
+        s.history.append(Event(ev.KNOCK, seat, _value(s._table, s.hands[seat])))
         _end_turn(s, seat, rng)
         return
     if action == STAND:
         if s.phase == DRAW:
-            s.history.append(("stand", seat, _value(s._table, s.hands[seat])))
+            s.history.append(Event(ev.STAND, seat, _value(s._table, s.hands[seat])))
         else:
-            s.history.append(("end_turn", seat, None))
+            s.history.append(Event(ev.END_TURN, seat, None))
         _turn_done(s, seat, rng)
         return
     outcome = apply_table_move(s, seat, action)
@@ -908,7 +892,7 @@ def _end_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
 
 
 def _blitz_turn(s: GameState, seat: int) -> None:
-    s.history.append(("blitz", seat, "turn"))
+    s.history.append(Event(ev.BLITZ, seat, "turn"))
     _settle_blitz(s, (seat,), "turn")
 
 
@@ -1018,7 +1002,7 @@ def _settle(
         tuple(lives),
     )
     s.result = result
-    s.history.append(("settle", -1, result))
+    s.history.append(Event(ev.SETTLE, -1, result))
     s.drawn = -1
     s.took = -1
     remaining = [p for p in players if s.active[p]] if out else players
@@ -1130,7 +1114,7 @@ def _finish_scored(
         tuple(s.score),
     )
     s.result = result
-    s.history.append(("settle", -1, result))
+    s.history.append(Event(ev.SETTLE, -1, result))
     s.drawn = -1
     s.took = -1
     remaining = [p for p in range(s.num_players) if s.active[p]]

@@ -29,23 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.actions import (
-    BUS_ALL,
-    CARRY_OVER,
-    DECLINE_CARRY,
-    DISCARD_BASE,
-    DRAW_STOCK,
-    KEEP_BASE,
-    KNOCK,
-    RENEW_BASE,
-    STAND,
-    SWAP_HAND_BASE,
-    TAKE_DISCARD,
-    action_name,
-    bus_one_action,
-    swap_one_action,
-    widow_action,
-)
+from thirtyone_env import events as ev
+from thirtyone_env.actions import action_name, encode, event_move
 from thirtyone_env.engine import (
     GAME_OVER,
     ROUND_OVER,
@@ -65,43 +50,17 @@ VERSION = 1
 
 def _event_action(kind: str, data: Any) -> int | None:
     """The action id behind a history event (``None`` for events that are not moves)."""
-    if kind == "draw_stock":
-        return DRAW_STOCK
-    if kind == "take_discard":
-        return TAKE_DISCARD
-    if kind == "discard":
-        return DISCARD_BASE + data
-    if kind == "knock":
-        return KNOCK
-    if kind in ("stand", "end_turn"):
-        return STAND
-    if kind == "widow":
-        return widow_action(*data)
-    if kind == "bus":
-        given, _taken = data
-        return BUS_ALL if len(given) == 3 else bus_one_action(given[0], data[1][0])
-    if kind == "swap":
-        return swap_one_action(*data)
-    if kind == "swap_hand":
-        return SWAP_HAND_BASE + data
-    if kind == "renew":
-        return RENEW_BASE + 2 * data[0] + (data[1] == "up")
-    if kind == "keep":
-        return KEEP_BASE + data
-    if kind == "carry_over":
-        return CARRY_OVER
-    if kind == "decline_carry":
-        return DECLINE_CARRY
-    return None
+    move = event_move(kind, data)
+    return None if move is None else encode(move)
 
 
 def round_record(history: list, rules: Rules) -> dict[str, Any]:
     """One settled round (its ``state.history``) as a record line.
 
-    A Switch carry-over round (a ``"carry_over"`` event) records the deck with the
+    A Switch carry-over round (a ``CARRY_OVER`` event) records the deck with the
     carried cards last: the engine deals that round from the deck without them."""
     kind, dealer, deal = history[0]
-    if kind != "deal":
+    if kind != ev.DEAL:
         raise ValueError("a round history starts with its 'deal' event")
     hands, upcard, _lives = deal[:3]
     table = deal[3] if len(deal) > 3 else ()
@@ -113,15 +72,15 @@ def round_record(history: list, rules: Rules) -> dict[str, Any]:
     actions = []
     carried: list[int] = []
     for kind, seat, data in history[1:]:
-        if kind == "carry_over":
+        if kind == ev.CARRY_OVER:
             carried = list(data)
         action = _event_action(kind, data)
         if action is not None:
             actions.append([seat, action, action_name(action)])
-        if kind == "draw_stock" or kind == "renew":
-            cards = [data] if kind == "draw_stock" else list(data[2])
+        if kind == ev.DRAW_STOCK or kind == ev.RENEW:
+            cards = [data] if kind == ev.DRAW_STOCK else list(data[2])
             (after if counts else drawn).extend(cards)
-        elif kind == "reshuffle":
+        elif kind == ev.RESHUFFLE:
             if counts:
                 reshuffles.append(after)
             counts.append(data)
@@ -147,7 +106,7 @@ def round_record(history: list, rules: Rules) -> dict[str, Any]:
             second_hand=list(second) if second else (),
             carried=carried,
         )
-    result = history[-1][2] if history[-1][0] == "settle" else None
+    result = history[-1][2] if history[-1][0] == ev.SETTLE else None
     return {
         "type": "round",
         "round_no": result.round_no if result else None,

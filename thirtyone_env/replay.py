@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from thirtyone_env import events as ev
 from thirtyone_env.cards import format_card, format_cards
 from thirtyone_env.records import MANIFEST, incomplete_note, read_games, read_manifest, replay
 
@@ -28,40 +29,40 @@ def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -
     caller."""
     hidden = viewer is not None and viewer != seat
     who = f"seat {seat} (you)" if viewer == seat else f"seat {seat}"
-    if kind == "draw_stock":
+    if kind == ev.DRAW_STOCK:
         return f"{who} draws from the stock" if hidden else f"{who} draws {format_card(data)} from the stock"
-    if kind == "take_discard":
+    if kind == ev.TAKE_DISCARD:
         return f"{who} takes {format_card(data)} from the discard pile"
-    if kind == "discard":
+    if kind == ev.DISCARD:
         return f"{who} discards {format_card(data)}"
-    if kind in ("knock", "stand"):
-        verb = "KNOCKS" if kind == "knock" else "stands"
+    if kind in (ev.KNOCK, ev.STAND):
+        verb = "KNOCKS" if kind == ev.KNOCK else "stands"
         return f"{who} {verb}" if viewer is not None else f"{who} {verb} holding {data}"
-    if kind == "end_turn":
+    if kind == ev.END_TURN:
         return f"{who} ends the turn"
-    if kind == "blitz":
+    if kind == ev.BLITZ:
         return f"{who} BLITZ (31, {data})"
-    if kind == "reshuffle":
+    if kind == ev.RESHUFFLE:
         return f"the discard pile is reshuffled into a new stock of {data} cards"
-    if kind == "keep":
+    if kind == ev.KEEP:
         return f"{who} (dealer) keeps dealt hand {data}; the other lies face up"
-    if kind == "carry_over":
+    if kind == ev.CARRY_OVER:
         return f"{who} carries the hand {format_cards(data)} over: it lies face up as table hand 0"
-    if kind == "decline_carry":  # silent at the table: it would tell that an unshown hand qualified
+    if kind == ev.DECLINE_CARRY:  # silent at the table: it would tell that an unshown hand qualified
         return None if hidden else f"{who} declines to carry the last hand over"
-    if kind in ("widow", "bus"):
+    if kind in (ev.WIDOW, ev.BUS):
         given, taken = data
         return f"{who} exchanges hand slots {list(given)} for table slots {list(taken)}"
-    if kind == "swap":
+    if kind == ev.SWAP:
         i, t, j = data
         return f"{who} swaps hand slot {i} with slot {j} of table hand {t}"
-    if kind == "swap_hand":
+    if kind == ev.SWAP_HAND:
         return f"{who} swaps the whole hand with table hand {data}"
-    if kind == "renew":
+    if kind == ev.RENEW:
         t, how, cards = data
         shown = format_cards(cards) if how == "up" else "face down"
         return f"{who} renews table hand {t} ({shown})"
-    if kind == "settle" and viewer is None:
+    if kind == ev.SETTLE and viewer is None:
         r = data
         values = " ".join("-" if v is None else f"{v:g}" for v in r.values)
         lost = ", ".join(f"seat {p} -{x}" for p, x in enumerate(r.losses) if x)

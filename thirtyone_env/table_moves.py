@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from thirtyone_env import events as ev
 from thirtyone_env.actions import (
     BUS_ALL,
     BUS_ONE_BASE,
@@ -25,7 +26,9 @@ from thirtyone_env.actions import (
     SWAP_ONE_BASE,
     WIDOW_BASE,
     WIDOW_MOVES,
+    decode,
 )
+from thirtyone_env.events import Event
 
 #: Turn-start actions of each table layout (without KNOCK / STAND, added by rule).
 _SWAPS = tuple(range(SWAP_ONE_BASE, SWAP_HAND_BASE)) + (SWAP_HAND_BASE, SWAP_HAND_BASE + 1)
@@ -78,53 +81,56 @@ def _take(s: Any, seat: int, t: int, j: int, give: int) -> int:
     return card
 
 
+def _exchange(s: Any, seat: int, pairs: tuple[tuple[int, int, int], ...]) -> None:
+    """Exchange ``seat``'s hand slots with table slots: (hand slot, table hand, slot)."""
+    hand = s.hands[seat]
+    for i, t, j in pairs:
+        hand[i] = _take(s, seat, t, j, hand[i])
+
+
+def _renew(s: Any, t: int, up: bool) -> None:
+    """Switch: table hand ``t`` goes to the muck and three stock cards replace it."""
+    for j in range(3):
+        old = s.table[t][j]
+        s.muck.append(old)
+        if s.table_up[t][j]:
+            s.muck_up |= 1 << old
+        s.table[t][j] = s.stock.pop()
+        s.table_up[t][j] = up
+
+
 def apply_table_move(s: Any, seat: int, action: int) -> str:
     """Play a table move for ``seat``. Returns ``"end"`` (the turn is over),
     ``"continue"`` (the same player acts again) or ``""`` (not a table move here)."""
-    hand = s.hands[seat]
     kind = s.rules.table
-    if kind == "widow" and WIDOW_BASE <= action < WIDOW_BASE + len(WIDOW_MOVES):
-        given, taken = WIDOW_MOVES[action - WIDOW_BASE]
-        for i, j in zip(given, taken, strict=True):
-            hand[i] = _take(s, seat, 0, j, hand[i])
-        s.history.append(("widow", seat, (given, taken)))
-        return "end"
-    if kind == "bus":
-        if BUS_ONE_BASE <= action < BUS_ALL:
-            i, j = divmod(action - BUS_ONE_BASE, 3)
-            hand[i] = _take(s, seat, 0, j, hand[i])
-            s.history.append(("bus", seat, ((i,), (j,))))
-            return "continue" if s.knocker < 0 else "end"
-        if action == BUS_ALL:
-            for i in range(3):
-                hand[i] = _take(s, seat, 0, i, hand[i])
-            s.history.append(("bus", seat, ((0, 1, 2), (0, 1, 2))))
-            return "continue" if s.knocker < 0 else "end"
+    if not WIDOW_BASE <= action <= BUS_ALL:
         return ""
-    if kind == "switch":
-        if SWAP_ONE_BASE <= action < SWAP_HAND_BASE:
-            i, rest = divmod(action - SWAP_ONE_BASE, 6)
-            t, j = divmod(rest, 3)
-            hand[i] = _take(s, seat, t, j, hand[i])
-            s.history.append(("swap", seat, (i, t, j)))
-            return "end"
-        if SWAP_HAND_BASE <= action < RENEW_BASE:
-            t = action - SWAP_HAND_BASE
-            for i in range(3):
-                hand[i] = _take(s, seat, t, i, hand[i])
-            s.history.append(("swap_hand", seat, t))
-            return "end"
-        if RENEW_BASE <= action < KEEP_BASE and len(s.stock) >= 3:
-            t, up = divmod(action - RENEW_BASE, 2)
-            for j in range(3):
-                old = s.table[t][j]
-                s.muck.append(old)
-                if s.table_up[t][j]:
-                    s.muck_up |= 1 << old
-                s.table[t][j] = s.stock.pop()
-                s.table_up[t][j] = bool(up)
-            s.history.append(("renew", seat, (t, "up" if up else "down", tuple(s.table[t]))))
-            return "continue" if up else "end"
+    m = decode(action)
+    move = m.kind
+    if kind == "widow" and move == ev.WIDOW:
+        _exchange(s, seat, m.pairs)
+        given = tuple(i for i, _, _ in m.pairs)
+        s.history.append(Event(ev.WIDOW, seat, (given, tuple(j for _, _, j in m.pairs))))
+        return "end"
+    if kind == "bus" and move == ev.BUS:
+        _exchange(s, seat, m.pairs)
+        given = tuple(i for i, _, _ in m.pairs)
+        s.history.append(Event(ev.BUS, seat, (given, tuple(j for _, _, j in m.pairs))))
+        return "continue" if s.knocker < 0 else "end"
+    if kind != "switch":
+        return ""
+    if move == ev.SWAP:
+        _exchange(s, seat, m.pairs)
+        s.history.append(Event(ev.SWAP, seat, m.pairs[0]))
+        return "end"
+    if move == ev.SWAP_HAND:
+        _exchange(s, seat, m.pairs)
+        s.history.append(Event(ev.SWAP_HAND, seat, m.hand))
+        return "end"
+    if move == ev.RENEW and len(s.stock) >= 3:
+        _renew(s, m.hand, m.up)
+        s.history.append(Event(ev.RENEW, seat, (m.hand, "up" if m.up else "down", tuple(s.table[m.hand]))))
+        return "continue" if m.up else "end"
     return ""
 
 
@@ -139,5 +145,5 @@ def keep_hand(s: Any, dealer: int, action: int) -> bool:
     s.table[0] = hands[1 - k]
     s.table_up[0] = [True, True, True]
     s.dealt_pair = None
-    s.history.append(("keep", dealer, k))
+    s.history.append(Event(ev.KEEP, dealer, k))
     return True

@@ -31,11 +31,9 @@ from thirtyone_env.actions import (
     KNOCK,
     RENEW_BASE,
     STAND,
-    SWAP_HAND_BASE,
-    SWAP_ONE_BASE,
     TAKE_DISCARD,
     WIDOW_BASE,
-    WIDOW_MOVES,
+    decode,
 )
 from thirtyone_env.cards import hand_table
 from thirtyone_env.rules import Rules
@@ -56,22 +54,9 @@ def brag_share_key(rules: Rules, share: float) -> int:
     return keys[min(len(keys) - 1, int(share * len(keys)))]
 
 
-def _moves(action: int) -> list[tuple[int, int, int]]:
+def _moves(action: int) -> tuple[tuple[int, int, int], ...]:
     """(hand slot, table hand, table slot) pairs an exchange action makes."""
-    if WIDOW_BASE <= action < SWAP_ONE_BASE:
-        given, taken = WIDOW_MOVES[action - WIDOW_BASE]
-        return [(i, 0, j) for i, j in zip(given, taken, strict=True)]
-    if SWAP_ONE_BASE <= action < SWAP_HAND_BASE:
-        i, rest = divmod(action - SWAP_ONE_BASE, 6)
-        return [(i, rest // 3, rest % 3)]
-    if SWAP_HAND_BASE <= action < RENEW_BASE:
-        return [(i, action - SWAP_HAND_BASE, i) for i in range(3)]
-    if BUS_ONE_BASE <= action < BUS_ALL:
-        i, j = divmod(action - BUS_ONE_BASE, 3)
-        return [(i, 0, j)]
-    if action == BUS_ALL:
-        return [(i, 0, i) for i in range(3)]
-    return []
+    return decode(action).pairs
 
 
 def estimate(v: PlayerView, action: int, table: tuple, unseen: list[int]) -> tuple[float, int]:

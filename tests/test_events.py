@@ -1,0 +1,111 @@
+"""Typed history events and the one action decoder (issue 14).
+
+Every event the engine writes is an :class:`~thirtyone_env.events.Event` whose kind is a
+declared constant; every action id of every table layout decodes to a
+:class:`~thirtyone_env.actions.Move` that encodes back to the same id, and the records
+recover each played id from its event through the same decoder.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from thirtyone_env import events as ev
+from thirtyone_env.actions import (
+    NUM_ACTIONS,
+    NUM_ACTIONS_ALL,
+    Move,
+    action_name,
+    decode,
+    encode,
+    event_move,
+    num_actions,
+    parse_action,
+)
+from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
+from thirtyone_env.rules import PRESETS
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE_PRESETS = ("standard", "pagat", "banking", "switch", "stop_the_bus")
+
+
+def _play(preset: str, seed: int, rounds: int = 6) -> list[tuple[list, list[tuple[int, int]]]]:
+    """Random legal play: each settled round's history with the (seat, id) played in it."""
+    rng = np.random.default_rng(seed)
+    s = new_game(PRESETS[preset], 3, rng)
+    out = []
+    for _ in range(rounds):
+        played = []
+        while s.phase < ROUND_OVER:
+            legal = legal_actions(s)
+            a = int(legal[rng.integers(len(legal))])
+            played.append((s.current, a))
+            apply_action(s, a, rng)
+        out.append((list(s.history), played))
+        if s.phase == GAME_OVER:
+            break
+        start_round(s, rng)
+    return out
+
+
+@pytest.mark.parametrize("preset", TABLE_PRESETS)
+def test_decode_round_trips_every_id_of_every_table_kind(preset: str) -> None:
+    rules = PRESETS[preset]
+    for action in range(num_actions(rules)):
+        move = decode(action)
+        assert isinstance(move, Move)
+        assert encode(move) == action
+        assert parse_action(action_name(action)) == action
+
+
+def test_decode_refuses_unknown_ids() -> None:
+    for bad in (-1, NUM_ACTIONS_ALL, 2.0, True):
+        with pytest.raises(ValueError, match="unknown action id"):
+            decode(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no action id"):
+        encode(Move(ev.DISCARD, card=99))
+
+
+def test_decoded_moves_say_what_the_id_does() -> None:
+    assert decode(0) == Move(ev.DRAW_STOCK)
+    assert decode(NUM_ACTIONS - 1) == Move(ev.DISCARD, card=51)
+    assert decode(parse_action("widow 01>12")).pairs == ((0, 0, 1), (1, 0, 2))
+    assert decode(parse_action("swap 2 1 0")).pairs == ((2, 1, 0),)
+    assert decode(parse_action("swap hand 1")) == Move(
+        ev.SWAP_HAND, pairs=((0, 1, 0), (1, 1, 1), (2, 1, 2)), hand=1
+    )
+    assert decode(parse_action("renew 1 up")) == Move(ev.RENEW, hand=1, up=True)
+    assert decode(parse_action("keep 1")) == Move(ev.KEEP, hand=1)
+    assert decode(parse_action("bus 2 0")).pairs == ((2, 0, 0),)
+    assert decode(parse_action("bus all")).pairs == ((0, 0, 0), (1, 0, 1), (2, 0, 2))
+
+
+@pytest.mark.parametrize("preset", TABLE_PRESETS)
+def test_every_event_is_typed_with_a_declared_kind_and_maps_back_to_its_action(preset: str) -> None:
+    kinds = set()
+    for seed in range(3):
+        for history, played in _play(preset, seed):
+            assert all(isinstance(e, ev.Event) for e in history)
+            kinds |= {e.kind for e in history}
+            recovered = [
+                (e.seat, encode(m)) for e in history if (m := event_move(e.kind, e.data)) is not None
+            ]
+            assert recovered == played
+            assert history[0].kind == ev.DEAL and history[-1].kind == ev.SETTLE
+    assert kinds <= ev.KINDS
+
+
+def test_engine_and_table_moves_spell_no_event_kind_by_literal() -> None:
+    """Every event the engine's modules create names its kind by a constant of
+    :mod:`thirtyone_env.events`."""
+    for name in ("engine.py", "table_moves.py"):
+        src = (ROOT / "thirtyone_env" / name).read_text()
+        made = re.findall(r"Event, \(ev\.([A-Z_]+)|Event\(ev\.([A-Z_]+)", src)
+        assert made, name
+        assert {getattr(ev, a or b) for a, b in made} <= ev.KINDS
+        assert not re.search(r"history\.append\(\(", src), name
+        assert not re.search(r"Event\(\"", src), name
