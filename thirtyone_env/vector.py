@@ -43,7 +43,9 @@ from thirtyone_env.batch_rng import ROW, state_row
 from thirtyone_env.cards import hand_table
 from thirtyone_env.encoding import ObsLayout, flat_space
 from thirtyone_env.engine import PHASE_NAMES, IllegalActionError
-from thirtyone_env.env import EPISODES, REWARDS, ThirtyOneEnv, _choice
+from thirtyone_env.env import ThirtyOneEnv
+from thirtyone_env.env_options import EPISODES, REWARDS
+from thirtyone_env.env_options import choice as _choice
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.rules import Rules
 
@@ -428,6 +430,11 @@ class CompiledGame:
         v._encode(v._all, self.obs)
         K.masks(v.g, v.seat_i, v.hands, v.R, v._masks)
         return self.obs[0].copy()
+
+    @property
+    def seeded(self) -> bool:
+        """Whether the game's generator was ever seeded (by a first ``reset``)."""
+        return self.vec._seeded
 
     def legal(self, action: int) -> bool:
         return bool(self.vec._masks[0, action])

@@ -1,0 +1,28 @@
+"""The options of the single-agent and vector envs, and their checks, in one place
+(both envs import them from here; neither imports the other for them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+EPISODES = ("game", "round")
+REWARDS = ("lives", "win")  #: index = the reward kind of :mod:`thirtyone_env.rewards`
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+BACKENDS = ("python", "compiled")
+RESET_OPTIONS = ("deck", "dealer")
+
+
+def choice(name: str, value: Any, allowed: tuple) -> Any:
+    """``value`` if it is one of ``allowed``; ``ValueError`` naming the option otherwise."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+    return value
+
+
+def check_seat(seat: Any, num_players: int) -> int | str:
+    """The agent's seat option: a seat ``0..num_players - 1`` or ``"random"``."""
+    if seat != "random" and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players
+    ):
+        raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{num_players - 1} or 'random'")
+    return seat
