@@ -37,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 
 from thirtyone_env.actions import action_name, check_action_id, num_actions
+from thirtyone_env.driver import Table, observe, reset_players
 from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, flat_space
 from thirtyone_env.engine import (
     GAME_OVER,
@@ -45,28 +46,25 @@ from thirtyone_env.engine import (
     GameState,
     IllegalActionError,
     RoundResult,
-    apply_action,
     legal_actions,
     legal_mask,
     new_game,
-    start_round,
 )
-from thirtyone_env.match import observe, policy_move
+from thirtyone_env.env_options import (
+    BACKENDS,
+    EPISODES,
+    ILLEGAL_ACTION_MODES,
+    RESET_OPTIONS,
+    REWARDS,
+    check_seat,
+    choice,
+)
 from thirtyone_env.policies import GreedyPolicy
+from thirtyone_env.rewards import seat_reward
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import describe_view, player_view, public_result
 
-EPISODES = ("game", "round")
-REWARDS = ("lives", "win")
-ILLEGAL_ACTION_MODES = ("penalize", "raise")
-BACKENDS = ("python", "compiled")
-RESET_OPTIONS = ("deck", "dealer")
-
-
-def _choice(name: str, value: Any, allowed: tuple) -> Any:
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
-    return value
+__all__ = ["BACKENDS", "EPISODES", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "REWARDS", "ThirtyOneEnv"]
 
 
 class ThirtyOneEnv(gym.Env):
@@ -117,15 +115,14 @@ class ThirtyOneEnv(gym.Env):
         self.rules = Rules.resolve(rules)
         self.num_players = self.rules.check_num_players(num_players)
         n = self.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{n - 1} or 'random'")
-        self.seat_option = seat
-        self.episode = _choice("episode", episode, EPISODES)
-        self.reward_kind = _choice("reward", reward, REWARDS)
-        self.obs_encoding = _choice("obs_encoding", obs_encoding, ENCODINGS)
-        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.seat_option = check_seat(seat, n)
+        self.episode = choice("episode", episode, EPISODES)
+        self.reward_kind = choice("reward", reward, REWARDS)
+        self._reward_index = REWARDS.index(reward)
+        self.obs_encoding = choice("obs_encoding", obs_encoding, ENCODINGS)
+        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if render_mode is not None:
-            _choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         self.opponents = self._seat_opponents(opponents)
 
@@ -140,8 +137,10 @@ class ThirtyOneEnv(gym.Env):
         self.seat = 0 if seat == "random" else seat
         self._done = True
         self._pending = 0.0
-        self._histories: list[list] = []
-        self.backend = _choice("backend", backend, BACKENDS)
+        self._table: Table | None = None
+        self._reward = 0.0  # settled during the current step
+        self._results: list[RoundResult] = []  # settled during the current step, as the agent saw them
+        self.backend = choice("backend", backend, BACKENDS)
         self._compiled = None
         if backend == "compiled":
             if obs_encoding != "flat" or render_mode is not None:
@@ -204,38 +203,38 @@ class ThirtyOneEnv(gym.Env):
 
     # -- the game loop -------------------------------------------------------------
 
-    def _settled(self, result: RoundResult) -> float:
+    def _settled(self, s: GameState) -> None:
+        """The table's ``on_settle``: the agent's reward and view of a settled round."""
         seat = self.seat
-        if self.reward_kind == "lives":
-            return float(result.gains[seat]) if result.gains else -float(result.losses[seat])
-        if seat in result.eliminated:
-            return -1.0
-        if self.state.phase == GAME_OVER and seat in self.state.winners:
-            return 1.0
-        return 0.0
+        result = s.result
+        winners = s.winners if s.phase == GAME_OVER else ()
+        self._reward += seat_reward(self._reward_index, result, seat, winners)
+        self._results.append(public_result(result, seat))
+
+    def _new_table(self, state: GameState) -> None:
+        """Seat the opponents around the agent at a new game."""
+        n = self.num_players
+        seat = self.seat
+        players = [None if p == seat else self.opponents[(p - seat) % n - 1] for p in range(n)]
+        self.state = state
+        self._table = Table(
+            state,
+            players,
+            self.np_random,
+            layout=self.obs_layout,
+            encoding=self.obs_encoding,
+            labels="opponent",
+            one_round=self.episode == "round",
+            on_settle=self._settled,
+        )
 
     def _play_others(self) -> tuple[float, bool, list[RoundResult]]:
-        """Let the opponents move until the agent must act or the episode ends."""
-        s = self.state
-        rng = self.np_random
-        seat = self.seat
-        reward = 0.0
-        results: list[RoundResult] = []
-        while True:
-            if s.phase >= ROUND_OVER:
-                self._histories.append(s.history)
-                results.append(public_result(s.result, seat))
-                reward += self._settled(s.result)
-                if s.phase == GAME_OVER or not s.active[seat] or self.episode == "round":
-                    return reward, True, results
-                start_round(s, rng)
-                continue
-            p = s.current
-            if p == seat:
-                return reward, False, results
-            policy = self.opponents[(p - seat) % self.num_players - 1]
-            encoding = getattr(policy, "obs_encoding", self.obs_encoding)
-            policy_move(s, policy, encoding, self.obs_layout, rng, "opponent")
+        """Let the opponents move until the agent must act or the episode ends: the
+        reward and the rounds settled on the way, and whether the episode ended."""
+        self._reward = 0.0
+        self._results = []
+        done = self._table.advance(self.seat)
+        return self._reward, done, self._results
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
@@ -252,20 +251,15 @@ class ThirtyOneEnv(gym.Env):
         rng = self.np_random
         n = self.num_players
         self.seat = int(rng.integers(n)) if self.seat_option == "random" else self.seat_option
-        for policy in self.opponents:
-            reset = getattr(policy, "reset", None)
-            if callable(reset):
-                reset(rng)
-        self.state = new_game(self.rules, n, rng, dealer=options.get("dealer"), deck=options.get("deck"))
-        self._histories = []
+        reset_players(self.opponents, rng)
+        self._new_table(new_game(self.rules, n, rng, dealer=options.get("dealer"), deck=options.get("deck")))
         skipped: list[RoundResult] = []
         while True:
             reward, done, results = self._play_others()
             skipped.extend(results)
             if not done:
                 break
-            self.state = new_game(self.rules, n, rng)
-            self._histories = []
+            self._new_table(new_game(self.rules, n, rng))
         self._pending = reward if self.episode == "game" else 0.0
         self._done = False
         info = self._info()
@@ -276,7 +270,7 @@ class ThirtyOneEnv(gym.Env):
         return self._observe(self.seat, self.obs_encoding), info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        if self.state is None and (self._compiled is None or self._done and not self._compiled.vec._seeded):
+        if self.state is None and (self._compiled is None or self._done and not self._compiled.seeded):
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
@@ -290,7 +284,7 @@ class ThirtyOneEnv(gym.Env):
             info = self._info()
             info["illegal_action"] = rejected
             return self._observe(self.seat, self.obs_encoding), -1.0, True, False, info
-        apply_action(s, a, self.np_random)
+        self._table.play(a)
         reward, terminated, results = self._play_others()
         reward += self._pending
         self._pending = 0.0
@@ -349,7 +343,7 @@ class ThirtyOneEnv(gym.Env):
         lines = game_lines(
             self.rules,
             self.num_players,
-            self._histories,
+            self._table.histories,
             s.winners if done else None,
             s.lives,
             s.score,

@@ -29,14 +29,9 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.analysis import player_round_records, turn_records
+from thirtyone_env.driver import NOBODY, Table, reset_players
 from thirtyone_env.encoding import ObsLayout
-from thirtyone_env.engine import (
-    GAME_OVER,
-    ROUND_OVER,
-    new_game,
-    start_round,
-)
-from thirtyone_env.match import policy_move
+from thirtyone_env.engine import new_game
 from thirtyone_env.records import game_lines, write_lines, write_manifest
 from thirtyone_env.rules import Rules
 
@@ -153,6 +148,13 @@ def play_deal_set(
     deck_iter = deck_sequence(config.seed, deal, rules)
     outcomes = []
     lines: list[str] = []
+
+    def next_deck(k: int) -> list[int]:
+        """The deck of round ``k + 1``: the same in every rotation of the deal set."""
+        while len(decks) <= k:
+            decks.append(next(deck_iter))
+        return decks[k]
+
     for rotation in range(n):
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(deal, rotation, 1)))
         seat_of = tuple((i + rotation) % n for i in range(n))
@@ -160,37 +162,27 @@ def play_deal_set(
         for i, seat in enumerate(seat_of):
             player_at[seat] = i
         policies = [make_player(config.players[player_at[s]]) for s in range(n)]
-        for p in policies:
-            reset = getattr(p, "reset", None)
-            if callable(reset):
-                reset(rng)
-        encodings = [getattr(p, "obs_encoding", "view") for p in policies]
+        reset_players(policies, rng)
         labels = [f"player {config.players[player_at[seat]]!r}" for seat in range(n)]  # for errors
         if not decks:
             decks.append(next(deck_iter))
-        s = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
-        histories: list[list] = []
         out_round = [-1] * n
         game_index = deal * n + rotation
         outcome = GameOutcome(deal, rotation, seat_of, (), (), 0)
         outcome.draws_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
-        while True:
-            if s.phase >= ROUND_OVER:
-                _record_round(outcome, s, rules, player_at, game_index, rotation)
-                if config.record_dir:
-                    histories.append(s.history)
-                for p in s.result.eliminated:
-                    out_round[p] = s.round_no
-                if s.phase == GAME_OVER:
-                    break
-                k = s.round_no
-                while len(decks) <= k:
-                    decks.append(next(deck_iter))
-                start_round(s, rng, deck=decks[k])
-                continue
-            seat = s.current
-            policy_move(s, policies[seat], encodings[seat], layout, rng, labels[seat])
+        table = Table(
+            new_game(rules, n, rng, dealer=n - 1, deck=decks[0]),
+            policies,
+            rng,
+            layout=layout,
+            labels=labels,
+            decks=next_deck,
+            on_settle=_round_recorder(outcome, out_round, rules, player_at, game_index, rotation),
+        )
+        table.advance(NOBODY)
+        s = table.state
+        histories = table.histories
         places_by_seat = finishing_places(_place_keys(out_round, s.winners, s.lives))
         outcome.places = tuple(places_by_seat[seat_of[i]] for i in range(n))
         outcome.wins = tuple((1.0 / len(s.winners)) if seat_of[i] in s.winners else 0.0 for i in range(n))
@@ -234,6 +226,24 @@ def write_record_manifest(config: TournamentConfig, **extra: Any) -> Path:
         raise ValueError("the tournament keeps no record folder")
     files = [(deal_file_name(d), config.num_players) for d in range(config.deal_sets)]
     return write_manifest(config.record_dir, files, {**config_dict(config), **extra})
+
+
+def _round_recorder(
+    outcome: GameOutcome,
+    out_round: list[int],
+    rules: Rules,
+    player_at: list[int],
+    game: int,
+    rotation: int,
+) -> Callable[[Any], None]:
+    """The table's ``on_settle``: a settled round's rows and who it put out when."""
+
+    def settled(s: Any) -> None:
+        _record_round(outcome, s, rules, player_at, game, rotation)
+        for p in s.result.eliminated:
+            out_round[p] = s.round_no
+
+    return settled
 
 
 def _record_round(

@@ -32,12 +32,13 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from thirtyone_env.actions import check_action_id, num_actions
+from thirtyone_env.driver import Table
 from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
-from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_mask, new_game, start_round
+from thirtyone_env.engine import GAME_OVER, ROUND_OVER, GameState, legal_mask, new_game
+from thirtyone_env.env_options import REWARDS
+from thirtyone_env.rewards import seat_reward
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import describe_view, player_view, public_result
-
-REWARDS = ("lives", "win")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -89,6 +90,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             )
         self.obs_encoding = obs_encoding
         self.reward_kind = reward
+        self._reward_index = REWARDS.index(reward)
         self.render_mode = render_mode
         self.layout = ObsLayout(self.num_players, self.rules)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -102,6 +104,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self._n_actions = n_actions
         self.state_ = None
+        self._table: Table | None = None
         self.np_random = np.random.default_rng()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -131,42 +134,32 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             dealer=options.get("dealer"),
             deck=options.get("deck"),
         )
-        self._advance()
+        # Every seat is played from outside: the table only settles and deals rounds.
+        self._table = Table(
+            self.state_,
+            [None] * self.num_players,
+            self.np_random,
+            layout=self.layout,
+            on_settle=self._settle,
+        )
+        self._table.settle()
         self.agent_selection = self.possible_agents[self.state_.current]
         self._deads_step_first()
 
-    def _settle(self) -> None:
-        """Rewards and departures of the round just settled."""
-        s = self.state_
+    def _settle(self, s: GameState) -> None:
+        """The table's ``on_settle``: rewards and departures of the round just settled."""
         result = s.result
+        over = s.phase == GAME_OVER
+        winners = s.winners if over else ()
+        kind = self._reward_index
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
-            if self.reward_kind == "lives":
-                self.rewards[agent] += (
-                    float(result.gains[seat]) if result.gains else -float(result.losses[seat])
-                )
-            elif seat in result.eliminated:
-                self.rewards[agent] -= 1.0
-            if seat in result.eliminated:
+            self.rewards[agent] += seat_reward(kind, result, seat, winners)
+            if over or seat in result.eliminated:
                 self.terminations[agent] = True
             self.infos[agent] = {"round_result": public_result(result, seat)}
-        if s.phase == GAME_OVER:
-            for agent in self.agents:
-                seat = self.agent_name_mapping[agent]
-                if self.reward_kind == "win" and seat in s.winners:
-                    self.rewards[agent] += 1.0
-                self.terminations[agent] = True
+            if over:
                 self.infos[agent]["winners"] = tuple(s.winners)
-
-    def _advance(self) -> None:
-        """Settle finished rounds and deal new ones until a player must act or the game
-        is over."""
-        s = self.state_
-        while s.phase >= ROUND_OVER:
-            self._settle()
-            if s.phase == GAME_OVER:
-                return
-            start_round(s, self.np_random)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -178,8 +171,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards[agent] = 0.0
         for a in self.rewards:
             self.rewards[a] = 0.0
-        apply_action(s, action_id, self.np_random)
-        self._advance()
+        self._table.play(action_id)
+        self._table.settle()
         if s.phase != GAME_OVER:
             self.agent_selection = self.possible_agents[s.current]
         self._accumulate_rewards()

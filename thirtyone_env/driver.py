@@ -1,0 +1,240 @@
+"""The table loop, written once: seat players, let them move, settle and deal rounds.
+
+Every place that plays a game on the engine (the single-agent env's opponents, the
+PettingZoo env, :func:`~thirtyone_env.match.play_game`, tournaments, terminal play)
+runs it through a :class:`Table`; search and imitation rollouts play a round out with
+:func:`rollout_value`. A player is any object with ``act(observation, action_mask) ->
+int``; it gets the observation its ``obs_encoding`` asks for (``"view"``, ``"flat"``
+or ``"dict"``) and the int8 mask. All randomness comes from the one generator the
+table is given, drawn in the engine's order, so one seed gives one game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from thirtyone_env.encoding import ObsLayout, encode_dict, encode_flat
+from thirtyone_env.engine import (
+    GAME_OVER,
+    ROUND_OVER,
+    GameState,
+    IllegalActionError,
+    RoundResult,
+    apply_action,
+    clone_state,
+    legal_mask,
+    start_round,
+)
+from thirtyone_env.views import player_view
+
+NOBODY = -1  #: ``Table.advance(NOBODY)``: no seat's decision stops the play
+
+#: ``move(state, rng)``: play the move of the seat to act in ``state``.
+Move = Callable[[GameState, np.random.Generator], None]
+
+
+def observe(state: Any, seat: int, encoding: str, layout: ObsLayout) -> Any:
+    """The observation of ``seat`` in the named encoding."""
+    if encoding == "view":
+        return player_view(state, seat)
+    if encoding == "flat":
+        return encode_flat(state, seat, layout)
+    if encoding == "dict":
+        return encode_dict(state, seat, layout)
+    raise ValueError(f"unknown obs_encoding {encoding!r}; allowed: ['view', 'flat', 'dict']")
+
+
+def policy_move(
+    state: Any, policy: Any, encoding: str, layout: ObsLayout, rng: np.random.Generator, who: str
+) -> None:
+    """Let ``policy`` play the seat to act. An illegal or malformed choice raises
+    :class:`IllegalActionError` that names ``who`` chose it and what was legal."""
+    seat = state.current
+    obs = player_view(state, seat) if encoding == "view" else observe(state, seat, encoding, layout)
+    action = policy.act(obs, legal_mask(state))
+    try:
+        apply_action(state, int(action), rng)
+    except (IllegalActionError, TypeError, ValueError) as e:
+        raise IllegalActionError(
+            f"{who} in seat {seat} ({type(policy).__name__}) chose {action!r}: {e}"
+        ) from e
+
+
+def reset_players(players: Iterable[Any], rng: np.random.Generator) -> None:
+    """Hand ``rng`` to every player with a ``reset(rng)`` method, in order (``None``
+    entries, seats played from outside, are skipped), so a game depends on ``rng``
+    alone."""
+    for player in players:
+        reset = getattr(player, "reset", None)
+        if callable(reset):
+            reset(rng)
+
+
+def encodings_of(players: Sequence[Any], default: str) -> list[str]:
+    """Each player's ``obs_encoding`` (``default`` for those that name none)."""
+    return [getattr(p, "obs_encoding", default) for p in players]
+
+
+class Table:
+    """One game on the engine with a player (or ``None``: played from outside) in each
+    seat.
+
+    :meth:`advance` lets the players move until a chosen seat must decide;
+    :meth:`settle` only settles ended rounds. On the way every settled round is
+    reported: appended to ``results`` (its :class:`RoundResult`) and ``histories``
+    (its events), and passed to ``on_settle(state)`` before the next round is dealt
+    (``on_deal(state)`` after). The table has ``ended`` when the game is over, after
+    one round with ``one_round``, or when the seat waited for is out of the game.
+
+    Args:
+        state: a game from :func:`~thirtyone_env.engine.new_game`.
+        players: one per seat.
+        rng: the game's generator (moves and deals draw from it).
+        layout: the observation layout (built from the state when not given).
+        encoding: the observation of players without an ``obs_encoding``.
+        labels: who a player is, in errors: one string, or one per seat.
+        decks: ``decks(k)``: the deck order of the round after round ``k`` (``None``:
+            shuffled from ``rng``).
+    """
+
+    __slots__ = (
+        "state",
+        "players",
+        "encodings",
+        "labels",
+        "layout",
+        "rng",
+        "one_round",
+        "decks",
+        "on_settle",
+        "on_deal",
+        "results",
+        "histories",
+        "ended",
+    )
+
+    def __init__(
+        self,
+        state: GameState,
+        players: Sequence[Any],
+        rng: np.random.Generator,
+        *,
+        layout: ObsLayout | None = None,
+        encoding: str = "view",
+        labels: str | Sequence[str] = "player",
+        one_round: bool = False,
+        decks: Callable[[int], Sequence[int]] | None = None,
+        on_settle: Callable[[GameState], None] | None = None,
+        on_deal: Callable[[GameState], None] | None = None,
+    ) -> None:
+        n = state.num_players
+        if len(players) != n:
+            raise ValueError(f"a table of {n} seats needs {n} players, got {len(players)}")
+        self.state = state
+        self.players = list(players)
+        self.encodings = encodings_of(self.players, encoding)
+        self.labels = [labels] * n if isinstance(labels, str) else list(labels)
+        self.layout = layout if layout is not None else ObsLayout(n, state.rules)
+        self.rng = rng
+        self.one_round = one_round
+        self.decks = decks
+        self.on_settle = on_settle
+        self.on_deal = on_deal
+        self.results: list[RoundResult] = []
+        self.histories: list[list] = []
+        self.ended = False
+
+    def play(self, action: int) -> None:
+        """Play ``action`` for the seat to act (a seat played from outside)."""
+        apply_action(self.state, action, self.rng)
+
+    def advance(self, seat: int) -> bool:
+        """Let the players move, settling and dealing rounds, until ``seat`` must act
+        (``NOBODY``: to the end). True when the table has ended."""
+        if self.ended:
+            return True
+        s = self.state
+        players = self.players
+        encodings = self.encodings
+        labels = self.labels
+        layout = self.layout
+        rng = self.rng
+        while True:
+            if s.phase >= ROUND_OVER:
+                if self._round_over(seat):
+                    return True
+                continue
+            p = s.current
+            if p == seat:
+                return False
+            policy_move(s, players[p], encodings[p], layout, rng, labels[p])
+
+    def settle(self) -> bool:
+        """Settle ended rounds and deal the next until a seat must act. True when the
+        table has ended."""
+        if self.ended:
+            return True
+        s = self.state
+        while s.phase >= ROUND_OVER:
+            if self._round_over(NOBODY):
+                return True
+        return False
+
+    def _round_over(self, seat: int) -> bool:
+        """Report the settled round; end the table or deal the next round."""
+        s = self.state
+        self.results.append(s.result)
+        self.histories.append(s.history)
+        if self.on_settle is not None:
+            self.on_settle(s)
+        if s.phase == GAME_OVER or self.one_round or (seat >= 0 and not s.active[seat]):
+            self.ended = True
+            return True
+        start_round(s, self.rng, deck=None if self.decks is None else self.decks(s.round_no))
+        if self.on_deal is not None:
+            self.on_deal(s)
+        return False
+
+
+def player_move(players: Sequence[Any], encodings: Sequence[str], layout: ObsLayout, label: str) -> Move:
+    """A :data:`Move` that lets ``players[seat]`` play the seat to act."""
+
+    def move(s: GameState, rng: np.random.Generator) -> None:
+        p = s.current
+        policy_move(s, players[p], encodings[p], layout, rng, label)
+
+    return move
+
+
+def round_value(s: GameState, seat: int, elimination_penalty: float) -> float:
+    """What the settled round in ``s`` is worth to ``seat``: its change of standing in
+    the scored games; in the lives games minus the lives lost, and
+    ``elimination_penalty`` more when the loss puts the seat out."""
+    result = s.result
+    if s.rules.scoring != "lives":
+        return float(result.gains[seat])
+    loss = result.losses[seat]
+    utility = -float(loss)
+    if loss and seat in result.eliminated:
+        utility -= elimination_penalty
+    return utility
+
+
+def rollout_value(
+    start: GameState,
+    action: int,
+    move: Move,
+    rng: np.random.Generator,
+    seat: int,
+    elimination_penalty: float,
+) -> float:
+    """Play ``action`` in a copy of ``start``, then ``move`` for every move to the end
+    of the round: the :func:`round_value` of that round for ``seat``."""
+    s = clone_state(start)
+    apply_action(s, action, rng)
+    while s.phase < ROUND_OVER:
+        move(s, rng)
+    return round_value(s, seat, elimination_penalty)

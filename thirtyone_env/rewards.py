@@ -1,0 +1,37 @@
+"""The reward of a settled round for one seat, written once.
+
+:func:`settled_reward` is plain arithmetic on numbers, so the numba kernels compile
+this same function (``numba.njit(settled_reward)``) that the single-agent and the
+PettingZoo envs call through :func:`seat_reward`. The reward kinds are the indexes of
+:data:`thirtyone_env.env_options.REWARDS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LIVES, WIN = 0, 1  #: reward kinds: "lives" and "win" (their index in ``env_options.REWARDS``)
+
+
+def settled_reward(kind: int, gain: float, eliminated: bool, won: bool) -> float:
+    """The reward of one settlement for one seat.
+
+    ``kind`` LIVES: ``gain``, the seat's change of standing (minus the lives lost; the
+    points or chips of the scored games). ``kind`` WIN: -1 when this settlement
+    eliminates the seat, +1 when it ends the game with the seat among the winners
+    (``won``), else 0 (the engine never makes an eliminated seat a winner)."""
+    if kind == LIVES:
+        return gain
+    if eliminated:
+        return -1.0
+    if won:
+        return 1.0
+    return 0.0
+
+
+def seat_reward(kind: int, result: Any, seat: int, winners: tuple[int, ...]) -> float:
+    """:func:`settled_reward` of a :class:`~thirtyone_env.engine.RoundResult` for
+    ``seat``; ``winners`` are the game's winners when this settlement ended the game,
+    else ``()``."""
+    gain = float(result.gains[seat]) if result.gains else -float(result.losses[seat])
+    return settled_reward(kind, gain, seat in result.eliminated, seat in winners)
