@@ -1,4 +1,4 @@
-"""Card ids, text form and hand values, checked against RULES.md's exact numbers."""
+"""Card ids, text form and hand values, checked against docs/RULES.md's exact numbers."""
 
 from fractions import Fraction
 from itertools import combinations

@@ -1,6 +1,9 @@
 """The Rules dataclass: validation that names the field, presets, player counts."""
 
+import ast
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
@@ -164,3 +167,40 @@ def test_counts_at_the_bound_play_alike_on_both_backends():
         if da:
             (oa, ia), (ob, ib) = py.reset(), fast.reset()
     assert -MAX_COUNT in rewards  # the agent knocked and was lowest: the penalty at the bound
+
+
+# -- the rules document (docs/RULES.md) stays true to the code (issue 14) -------------------
+
+RULES_DOC = Path(__file__).resolve().parent.parent / "docs" / "RULES.md"
+
+
+def doc_table(heading: str) -> list[list[str]]:
+    """The body rows of the first table under ``## heading`` in docs/RULES.md, as cells."""
+    section = RULES_DOC.read_text(encoding="utf-8").split(f"\n## {heading}\n", 1)[1].split("\n#", 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in section.splitlines() if line.startswith("| `")]
+    return [[cell.strip() for cell in row] for row in rows]
+
+
+def test_rules_doc_lists_every_option_with_its_default():
+    rows = doc_table("Options at a glance")
+    assert [row[0].strip("`") for row in rows] == field_names()
+    defaults = {row[0].strip("`"): ast.literal_eval(row[1].strip("`")) for row in rows}
+    assert defaults == dataclasses.asdict(Rules())
+
+
+def test_rules_doc_presets_are_the_presets():
+    """The presets table names every preset with exactly the fields it changes."""
+    documented = {
+        row[0].strip("`"): {k: ast.literal_eval(v) for k, v in re.findall(r"`(\w+)=([^`]+)`", row[2])}
+        for row in doc_table("Presets")
+    }
+    default = Rules()
+    actual = {
+        name: {
+            f.name: getattr(rules, f.name)
+            for f in dataclasses.fields(Rules)
+            if getattr(rules, f.name) != getattr(default, f.name)
+        }
+        for name, rules in PRESETS.items()
+    }
+    assert documented == actual

@@ -1,8 +1,8 @@
-"""Stacked-deck scenarios: one test per rule and per option value of shared/RULES.md.
+"""Stacked-deck scenarios: one test per rule and per option value of docs/RULES.md.
 
 Each test deals known hands (``stacked_deck``), plays a scripted sequence of actions and
 checks the exact outcome: who acts next, which actions are legal, how the round ends,
-who loses how many lives. Where the engine disagrees with RULES.md the test keeps the
+who loses how many lives. Where the engine disagrees with docs/RULES.md the test keeps the
 spec's expectation and is marked ``xfail(strict=True)``.
 
 Seat conventions used below: with 3 players and ``dealer=2`` seat 0 plays first, then
