@@ -38,18 +38,9 @@ from thirtyone_env.actions import (
     parse_action,
 )
 from thirtyone_env.cards import format_card, format_cards, parse_card
-from thirtyone_env.encoding import ObsLayout
-from thirtyone_env.engine import (
-    GAME_OVER,
-    ROUND_OVER,
-    apply_action,
-    legal_actions,
-    legal_mask,
-    new_game,
-    start_round,
-)
+from thirtyone_env.driver import Table, reset_players
+from thirtyone_env.engine import GAME_OVER, legal_actions, new_game
 from thirtyone_env.files import check_new_file
-from thirtyone_env.match import observe
 from thirtyone_env.replay import describe_event
 from thirtyone_env.rules import PRESETS, Rules
 from thirtyone_env.views import describe_view, player_view
@@ -166,51 +157,47 @@ def play(
         else:
             players.append(others[k])
             k += 1
-    for p in others:
-        reset = getattr(p, "reset", None)
-        if callable(reset):
-            reset(rng)
-    layout = ObsLayout(n, rules)
-    s = new_game(rules, n, rng)
-    histories: list[list] = []
-    shown = 0
+    reset_players(others, rng)
     names = [("you" if p == seat else opponents[p - (p > seat)]) for p in range(n)]
     print(
         f"Thirty-One, {rules.table} table, {n} players: "
         + ", ".join(f"seat {p}: {x}" for p, x in enumerate(names)),
         file=out,
     )
+    shown = 0
+
+    def show_events(s: Any) -> None:
+        """Print what the person saw happen since the last call."""
+        nonlocal shown
+        for kind, who, data in s.history[shown:]:
+            text = describe_event(kind, who, data, viewer=seat)
+            if text:
+                print("  " + text, file=out)
+        shown = len(s.history)
+
+    def show_settlement(s: Any) -> None:
+        show_events(s)
+        print(describe_settlement(s, seat), file=out)
+
+    def show_deal(s: Any) -> None:
+        nonlocal shown
+        shown = 0
+        print(f"\n-- round {s.round_no}, dealer: seat {s.dealer}", file=out)
+
+    table = Table(new_game(rules, n, rng), players, rng, on_settle=show_settlement, on_deal=show_deal)
+    s = table.state
     try:
-        while True:
-            for kind, who, data in s.history[shown:]:
-                text = describe_event(kind, who, data, viewer=seat)
-                if text:
-                    print("  " + text, file=out)
-            shown = len(s.history)
-            if s.phase >= ROUND_OVER:
-                histories.append(s.history)
-                print(describe_settlement(s, seat), file=out)
-                if s.phase == GAME_OVER:
-                    won = seat in s.winners
-                    print("\nYou win!" if won else f"\nGame over: seat(s) {list(s.winners)} win.", file=out)
-                    break
-                if not s.active[seat]:
-                    print("\nYou are out of the game.", file=out)
-                    break
-                start_round(s, rng)
-                shown = 0
-                print(f"\n-- round {s.round_no}, dealer: seat {s.dealer}", file=out)
-                continue
-            p = s.current
-            if p == seat:
-                action = ask(s, seat, inp, out)
-            else:
-                policy = players[p]
-                obs = observe(s, p, getattr(policy, "obs_encoding", "view"), layout)
-                action = int(policy.act(obs, legal_mask(s)))
-            apply_action(s, action, rng)
+        while not table.advance(seat):
+            show_events(s)
+            table.play(ask(s, seat, inp, out))
+        if s.phase == GAME_OVER:
+            won = seat in s.winners
+            print("\nYou win!" if won else f"\nGame over: seat(s) {list(s.winners)} win.", file=out)
+        else:
+            print("\nYou are out of the game.", file=out)
     except QuitGame:
         print("\nGame abandoned.", file=out)
+    histories = table.histories
     if record:
         save_record(record, rules, n, histories, s, names, seed, out)
     return 0
