@@ -10,8 +10,9 @@ byte for byte.
 Seats are 0..n-1 clockwise: the player to the dealer's left is ``dealer + 1``.
 
 The engine knows nothing of Gymnasium; it is the hot path of every simulation, so the
-state is plain lists and ints, hand values come from a lookup table, and nothing is
-allocated per step but the history tuple.
+state is plain lists and ints, hand values come from a lookup table, and a draw or a
+discard allocates nothing (its history event is prebuilt and shared: events are
+immutable).
 
 History: ``state.history`` holds the events of the current round, each an
 :class:`~thirtyone_env.events.Event` ``(kind, seat, data)``; :mod:`thirtyone_env.events`
@@ -62,7 +63,7 @@ from thirtyone_env.actions import (
 )
 from thirtyone_env.cards import CARD_VALUES, DECKS, NUM_CARDS, format_card, hand_table, parse_cards
 from thirtyone_env.events import Event
-from thirtyone_env.rules import Rules
+from thirtyone_env.rules import MAX_PLAYERS, Rules
 from thirtyone_env.table_moves import (
     apply_table_move,
     choose_actions,
@@ -72,8 +73,16 @@ from thirtyone_env.table_moves import (
     widow_actions,
 )
 
-#: Builds the hot path's events without the ``NamedTuple`` constructor's Python frame.
-_new = tuple.__new__
+
+def _card_events(kind: str) -> tuple[tuple[Event, ...], ...]:
+    """Every ``Event(kind, seat, card)``, by seat and card: events are immutable, so the
+    hot path appends a shared one instead of building a tuple per move."""
+    return tuple(tuple(Event(kind, seat, card) for card in range(NUM_CARDS)) for seat in range(MAX_PLAYERS))
+
+
+_DRAWN = _card_events(ev.DRAW_STOCK)
+_TAKEN = _card_events(ev.TAKE_DISCARD)
+_DISCARDED = _card_events(ev.DISCARD)
 
 # Phases of the state. Every phase below ROUND_OVER has a seat to act (``current``);
 # the loops of the envs and players test ``phase < ROUND_OVER`` / ``>= ROUND_OVER``.
@@ -764,7 +773,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.hands[seat].append(card)
             s.drawn = card
             s.phase = DISCARD
-            s.history.append(_new(Event, (ev.DRAW_STOCK, seat, card)))
+            s.history.append(_DRAWN[seat][card])
             return
         if action == TAKE_DISCARD and s.discard:
             card = s.discard.pop()
@@ -773,7 +782,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.took = card
             s.known[seat] |= 1 << card
             s.phase = DISCARD
-            s.history.append(_new(Event, (ev.TAKE_DISCARD, seat, card)))
+            s.history.append(_TAKEN[seat][card])
             return
         if action == KNOCK and s.knocker < 0 and s.player_turns[seat] >= s._kft:
             s.knocker = seat
@@ -801,7 +810,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.disc_seat[card] = seat
             s.disc_order[card] = len(s.discards)
             s.discards.append((seat, card))
-            s.history.append(_new(Event, (ev.DISCARD, seat, card)))
+            s.history.append(_DISCARDED[seat][card])
             if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and (
                 s.knocker < 0 or s._blitz_late
             ):
