@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import CARD_VALUES, hand_table, value_with
+from thirtyone_env.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView
 
@@ -47,7 +47,7 @@ class Blitz31Player:
         if len(hand) == 4:
             return self._discard(hand, table, action_mask)
         a, b, c = hand
-        now = table[a * 2704 + b * 52 + c]
+        now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
         if action_mask[KNOCK] and now > threshold:
             return KNOCK
         top = v.top_discard
@@ -69,7 +69,7 @@ class Blitz31Player:
                 continue
             x, y, z = [h for h in hand if h != c]
             # best value first; then keep master-suit cards; then throw the low card
-            key = (table[x * 2704 + y * 52 + z], c // 13 != master, -CARD_VALUES[c])
+            key = (table[x * PAIR_STRIDE + y * NUM_CARDS + z], c // 13 != master, -CARD_VALUES[c])
             if best_key is None or key > best_key:
                 best_key, best_action = key, a
         return best_action

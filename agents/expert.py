@@ -45,7 +45,7 @@ from functools import cache
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import CARD_VALUES, DECKS, value_table
+from thirtyone_env.cards import CARD_VALUES, DECKS, NUM_CARDS, PAIR_STRIDE, value_table
 from thirtyone_env.rules import Rules
 from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView
@@ -132,7 +132,7 @@ def _simulate(deck: tuple[int, ...], value: np.ndarray) -> np.ndarray:
     n = SIM_HANDS
     hand = d[np.argsort(rng.random((n, len(d))), axis=1)[:, :3]]
     rows = np.arange(n)
-    val = value[hand[:, 0] * 2704 + hand[:, 1] * 52 + hand[:, 2]]
+    val = value[hand[:, 0] * PAIR_STRIDE + hand[:, 1] * NUM_CARDS + hand[:, 2]]
     out = np.empty((n, SIM_TURNS + 1), dtype=np.int64)
     out[:, 0] = np.rint(2 * val)
     for t in range(1, SIM_TURNS + 1):
@@ -141,9 +141,9 @@ def _simulate(deck: tuple[int, ...], value: np.ndarray) -> np.ndarray:
             card = _random_cards(rng, d, hand)
             swaps = np.stack(
                 [
-                    value[card * 2704 + hand[:, 1] * 52 + hand[:, 2]],
-                    value[hand[:, 0] * 2704 + card * 52 + hand[:, 2]],
-                    value[hand[:, 0] * 2704 + hand[:, 1] * 52 + card],
+                    value[card * PAIR_STRIDE + hand[:, 1] * NUM_CARDS + hand[:, 2]],
+                    value[hand[:, 0] * PAIR_STRIDE + card * NUM_CARDS + hand[:, 2]],
+                    value[hand[:, 0] * PAIR_STRIDE + hand[:, 1] * NUM_CARDS + card],
                 ],
                 axis=1,
             )
@@ -184,7 +184,7 @@ def _floor_bin(t: _Tables, known: tuple[int, ...]) -> int:
     """Lowest value bin a hand holding the ``known`` cards can have."""
     if len(known) >= 3:
         a, b, c = known[:3]
-        return t.vbin[a * 2704 + b * 52 + c]
+        return t.vbin[a * PAIR_STRIDE + b * NUM_CARDS + c]
     sums = [0, 0, 0, 0]
     for c in known:
         sums[c // 13] += CARD_VALUES[c]
@@ -315,7 +315,7 @@ class ExpertPlayer:
     def _should_knock(self, v: PlayerView, t: _Tables) -> bool:
         """Whether the expected lives lost by knocking now is below the threshold."""
         a, b, c = v.hand
-        mine = t.vbin[a * 2704 + b * 52 + c]
+        mine = t.vbin[a * PAIR_STRIDE + b * NUM_CARDS + c]
         turns = self._turns(v)
         gt = ge = 1.0
         others = 0
@@ -341,12 +341,12 @@ class ExpertPlayer:
         """Stock or discard, by the expected potential of the hand kept."""
         w = self._pot
         a, b, c = v.hand
-        ab, ac, bc = a * 2704 + b * 52, a * 2704 + c, b * 52 + c
+        ab, ac, bc = a * PAIR_STRIDE + b * NUM_CARDS, a * PAIR_STRIDE + c, b * NUM_CARDS + c
         now = w[ab + c]
         top = v.top_discard
         take = -1.0
         if top >= 0 and mask[TAKE_DISCARD]:
-            take = max(w[top * 2704 + bc], w[ac + top * 52], w[ab + top])
+            take = max(w[top * PAIR_STRIDE + bc], w[ac + top * NUM_CARDS], w[ab + top])
             if v.rules.allow_discard_return:
                 take = max(take, now)
         if not mask[DRAW_STOCK]:
@@ -356,7 +356,7 @@ class ExpertPlayer:
             return DRAW_STOCK
         total = 0.0
         for u in unseen:
-            total += max(now, w[u * 2704 + bc], w[ac + u * 52], w[ab + u])
+            total += max(now, w[u * PAIR_STRIDE + bc], w[ac + u * NUM_CARDS], w[ab + u])
         return TAKE_DISCARD if take > total / len(unseen) else DRAW_STOCK
 
     def _discard(self, v: PlayerView, t: _Tables, mask: np.ndarray) -> int:
@@ -371,7 +371,7 @@ class ExpertPlayer:
             if not mask[action]:
                 continue
             x, y, z = [h for h in hand if h != card]
-            score = w[x * 2704 + y * 52 + z] - self._feed_penalty(v, card, nxt)
+            score = w[x * PAIR_STRIDE + y * NUM_CARDS + z] - self._feed_penalty(v, card, nxt)
             if score > best:
                 best, best_action = score, action
         return best_action
@@ -409,18 +409,20 @@ class ExpertPlayer:
         lose = self._lose_table(v, t)
         vb = t.vbin
         a, b, c = v.hand
-        ab, ac, bc = a * 2704 + b * 52, a * 2704 + c, b * 52 + c
+        ab, ac, bc = a * PAIR_STRIDE + b * NUM_CARDS, a * PAIR_STRIDE + c, b * NUM_CARDS + c
         now = lose[vb[ab + c]]
         options: list[tuple[float, int]] = []
         if mask[DRAW_STOCK]:
             unseen = v.unseen()
             total = 0.0
             for u in unseen:
-                total += min(now, lose[vb[u * 2704 + bc]], lose[vb[ac + u * 52]], lose[vb[ab + u]])
+                total += min(
+                    now, lose[vb[u * PAIR_STRIDE + bc]], lose[vb[ac + u * NUM_CARDS]], lose[vb[ab + u]]
+                )
             options.append((total / len(unseen) if unseen else now, DRAW_STOCK))
         top = v.top_discard
         if top >= 0 and mask[TAKE_DISCARD]:
-            take = min(lose[vb[top * 2704 + bc]], lose[vb[ac + top * 52]], lose[vb[ab + top]])
+            take = min(lose[vb[top * PAIR_STRIDE + bc]], lose[vb[ac + top * NUM_CARDS]], lose[vb[ab + top]])
             if v.rules.allow_discard_return:
                 take = min(take, now)
             options.append((take, TAKE_DISCARD))
@@ -443,7 +445,7 @@ class ExpertPlayer:
             if not mask[action]:
                 continue
             x, y, z = [h for h in hand if h != card]
-            idx = x * 2704 + y * 52 + z
+            idx = x * PAIR_STRIDE + y * NUM_CARDS + z
             key = (-lose[t.vbin[idx]], -self._feed_penalty(v, card, nxt), t.value[idx])
             if best is None or key > best:
                 best, best_action = key, action

@@ -26,6 +26,7 @@ from thirtyone_env.actions import (
     num_actions,
     parse_action,
 )
+from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_value, triple_index
 from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
 from thirtyone_env.rules import PRESETS
 
@@ -109,3 +110,27 @@ def test_engine_and_table_moves_spell_no_event_kind_by_literal() -> None:
         assert {getattr(ev, a or b) for a, b in made} <= ev.KINDS
         assert not re.search(r"history\.append\(\(", src), name
         assert not re.search(r"Event\(\"", src), name
+
+
+def test_state_privates_stay_in_the_engine() -> None:
+    """Views and players read the state's public names (``stock_game``, ``scored``,
+    ``hand_values``), not the engine's private fields."""
+    private = re.compile(r"\b(?:s|state)\._(?:plain|scored|table|blitz|kft|draws|carry_events|carry_deal)\b")
+    mine = ["views.py", "encoding.py", "table_strategy.py", "records.py", "analysis.py", "policies.py"]
+    paths = [ROOT / "thirtyone_env" / m for m in mine] + [
+        ROOT / "agents" / "expert.py",
+        ROOT / "agents" / "blitz31.py",
+    ]
+    for path in paths:
+        assert not private.findall(path.read_text()), path.name
+
+
+def test_state_public_names_read_the_rules() -> None:
+    rng = np.random.default_rng(0)
+    s = new_game(PRESETS["standard"], 3, rng)
+    assert s.stock_game and not s.scored
+    h = s.hands[0]
+    assert s.hand_values[triple_index(*h)] == hand_value(h)
+    s = new_game(PRESETS["banking"], 3, rng)
+    assert not s.stock_game and s.scored
+    assert triple_index(1, 2, 3) == 1 * 52 * 52 + 2 * 52 + 3 == PAIR_STRIDE + 2 * NUM_CARDS + 3

@@ -33,7 +33,7 @@ import numpy as np
 
 from thirtyone_env import events as ev
 from thirtyone_env.actions import event_move
-from thirtyone_env.cards import CARD_VALUES, hand_table
+from thirtyone_env.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.engine import RoundResult
 from thirtyone_env.rules import TABLE_CARDS, Rules
 
@@ -55,7 +55,7 @@ def best_suits(hand: Sequence[int]) -> frozenset[int]:
 
 @cache
 def _best_suit_masks() -> tuple[int, ...]:
-    """Bitmask of :func:`best_suits` for every ordered triple (index a*2704+b*52+c)."""
+    """Bitmask of :func:`best_suits` for every ordered triple (index :func:`~thirtyone_env.cards.triple_index`)."""
     c = np.arange(52)
     a, b, d = np.meshgrid(c, c, c, indexing="ij")
     values = np.asarray(CARD_VALUES)
@@ -106,7 +106,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             continue
         elif kind in TABLE_EVENTS or (kind == ev.KNOCK and last is not None and last.get("open") == seat):
             h = hands[seat]
-            key = h[0] * 2704 + h[1] * 52 + h[2]
+            key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
             if last is not None and last.get("open") == seat:  # the same turn goes on
                 rec = last
                 rec.pop("open")
@@ -127,7 +127,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 stock -= 3
             if moved:
                 rec["card_in"], rec["card_out"] = moved[0]
-                key = h[0] * 2704 + h[1] * 52 + h[2]
+                key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
                 rec["value_after"] = table[key]
                 rec["switched"] = not (suits[key] & rec["suits_before"])
             if (kind == ev.RENEW and data[1] == "up") or (kind == ev.BUS and rules.table == "bus"):
@@ -142,7 +142,12 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             round_turn += 1
             h = hands[seat]
             rec = _turn_record(
-                seat, turns[seat], round_turn, kind, table[h[0] * 2704 + h[1] * 52 + h[2]], stock
+                seat,
+                turns[seat],
+                round_turn,
+                kind,
+                table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]],
+                stock,
             )
             records.append(rec)
             if kind in (ev.DRAW_STOCK, ev.TAKE_DISCARD):
@@ -150,13 +155,13 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 if kind == ev.DRAW_STOCK:
                     stock -= 1
                 pending = rec
-                before = suits[h[0] * 2704 + h[1] * 52 + h[2]]
+                before = suits[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
                 h.append(data)
         elif kind == ev.DISCARD and pending is not None:
             h = hands[seat]
             h.remove(data)
             pending["card_out"] = data
-            key = h[0] * 2704 + h[1] * 52 + h[2]
+            key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
             pending["value_after"] = table[key]
             pending["switched"] = not (suits[key] & before)
             suit = data // 13

@@ -4,8 +4,9 @@ A card is an int ``suit * 13 + rank`` with suits in the order c, d, h, s and ran
 2..A as 0..12, so ``0`` is ``2c`` and ``51`` is ``As``. The 32-card piquet deck uses the
 same 52 slots (ranks 7..A only).
 
-Hand values come from a lookup table indexed by ``a * 2704 + b * 52 + c`` (every
-ordered triple), built once per ``three_of_a_kind`` setting: scoring a hand is one list
+Hand values come from a lookup table with an entry for every ordered triple of cards
+(``a, b, c`` at :func:`triple_index`, ``a * PAIR_STRIDE + b * NUM_CARDS + c``; numba
+kernels use the constants, not the function), built once per ``three_of_a_kind`` setting: scoring a hand is one list
 index, which is what the engine's hot path needs.
 """
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 SUITS = "cdhs"
 RANKS = "23456789TJQKA"
 NUM_CARDS = 52
+#: The stride of a triple's first card in the hand-value lookup (52 * 52).
+PAIR_STRIDE = NUM_CARDS * NUM_CARDS
 
 #: Point value of each rank index: 2..10 face value, J Q K 10, ace 11.
 RANK_VALUES: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11)
@@ -33,6 +36,12 @@ DECKS: dict[str, tuple[int, ...]] = {
     "standard52": tuple(range(NUM_CARDS)),
     "piquet32": tuple(c for c in range(NUM_CARDS) if c % 13 >= 5),
 }
+
+
+def triple_index(a: int, b: int, c: int) -> int:
+    """Index of the ordered triple ``(a, b, c)`` in a hand-value lookup (:func:`value_table`,
+    :func:`brag_table`); hot loops inline ``a * PAIR_STRIDE + b * NUM_CARDS + c``."""
+    return a * PAIR_STRIDE + b * NUM_CARDS + c
 
 
 def card_suit(card: int) -> int:
@@ -98,7 +107,7 @@ def _score(cards: Sequence[int], three_of_a_kind: float | None) -> float:
 
 @cache
 def value_table(three_of_a_kind: float | None = None) -> tuple[float, ...]:
-    """Value of every ordered triple, indexed ``a * 2704 + b * 52 + c``.
+    """Value of every ordered triple, at :func:`triple_index`.
 
     Built with numpy in a few milliseconds; cached per ``three_of_a_kind`` setting.
     Entries are ints except a 30.5 three-of-a-kind. Triples with a repeated card are
@@ -160,7 +169,7 @@ def brag_table(ace_low_run: bool = True) -> tuple[int, ...]:
             for c in range(b + 1, NUM_CARDS):
                 k = brag_key((a, b, c), ace_low_run)
                 for x, y, z in ((a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)):
-                    out[x * 2704 + y * 52 + z] = k
+                    out[x * PAIR_STRIDE + y * NUM_CARDS + z] = k
     return tuple(out)
 
 
@@ -183,7 +192,7 @@ def hand_value(cards: Sequence[int], rules: Rules | None = None) -> float:
         return brag_key(cards, rules.ace_low_run)
     tok = None if rules is None else rules.three_of_a_kind
     if len(cards) == 3:
-        return value_table(tok)[cards[0] * 2704 + cards[1] * 52 + cards[2]]
+        return value_table(tok)[cards[0] * PAIR_STRIDE + cards[1] * NUM_CARDS + cards[2]]
     return _score(cards, tok)
 
 
@@ -192,5 +201,7 @@ def value_with(hand3: Sequence[int], card: int, table: tuple) -> float:
     (the value of taking the top discard, which may not go straight back)."""
     a, b, c = hand3
     return max(
-        table[b * 2704 + c * 52 + card], table[a * 2704 + c * 52 + card], table[a * 2704 + b * 52 + card]
+        table[b * PAIR_STRIDE + c * NUM_CARDS + card],
+        table[a * PAIR_STRIDE + c * NUM_CARDS + card],
+        table[a * PAIR_STRIDE + b * NUM_CARDS + card],
     )

@@ -67,7 +67,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from thirtyone_env.cards import hand_table
+from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
 from thirtyone_env.rules import Rules
 
@@ -278,10 +278,10 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], 
         a, b, c, d = hand
         dv = o["discard_values"]
         kept = (
-            table[b * 2704 + c * 52 + d],
-            table[a * 2704 + c * 52 + d],
-            table[a * 2704 + b * 52 + d],
-            table[a * 2704 + b * 52 + c],
+            table[b * PAIR_STRIDE + c * NUM_CARDS + d],
+            table[a * PAIR_STRIDE + c * NUM_CARDS + d],
+            table[a * PAIR_STRIDE + b * NUM_CARDS + d],
+            table[a * PAIR_STRIDE + b * NUM_CARDS + c],
         )
         for card, value in zip(hand, kept, strict=True):
             obs[dv + card] = value / scale
@@ -291,11 +291,15 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], 
         return
     if s.rules.table not in ("stock", "widow"):
         a, b, c = hand
-        obs[hv] = table[a * 2704 + b * 52 + c] / scale
+        obs[hv] = table[a * PAIR_STRIDE + b * NUM_CARDS + c] / scale
         return
     a, b, c = hand
-    now = table[a * 2704 + b * 52 + c]
-    ab, ac, bc = a * 2704 + b * 52, a * 2704 + c * 52, b * 2704 + c * 52
+    now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
+    ab, ac, bc = (
+        a * PAIR_STRIDE + b * NUM_CARDS,
+        a * PAIR_STRIDE + c * NUM_CARDS,
+        b * PAIR_STRIDE + c * NUM_CARDS,
+    )
     seen = (1 << a) | (1 << b) | (1 << c)
     for card in s.discard:
         seen |= 1 << card

@@ -61,7 +61,15 @@ from thirtyone_env.actions import (
     TAKE_DISCARD,
     num_actions,
 )
-from thirtyone_env.cards import CARD_VALUES, DECKS, NUM_CARDS, format_card, hand_table, parse_cards
+from thirtyone_env.cards import (
+    CARD_VALUES,
+    DECKS,
+    NUM_CARDS,
+    PAIR_STRIDE,
+    format_card,
+    hand_table,
+    parse_cards,
+)
 from thirtyone_env.events import Event
 from thirtyone_env.rules import MAX_PLAYERS, Rules
 from thirtyone_env.table_moves import (
@@ -200,6 +208,24 @@ class GameState:
         "_blitz_late",
         "_max_turns",
     )
+
+    @property
+    def stock_game(self) -> bool:
+        """Whether these rules play the stock game (``Rules.table == "stock"``): no cards
+        on the table, no muck, no Switch pair."""
+        return self._plain
+
+    @property
+    def scored(self) -> bool:
+        """Whether the game keeps points or chips in ``score`` (``Rules.scoring`` is not
+        ``"lives"``)."""
+        return self._scored
+
+    @property
+    def hand_values(self) -> tuple:
+        """The rules' hand-value lookup (:func:`~thirtyone_env.cards.hand_table`), read
+        only: index it with :func:`~thirtyone_env.cards.triple_index`."""
+        return self._table
 
     def __repr__(self) -> str:
         hands = " | ".join(" ".join(format_card(c) for c in h) for h in self.hands)
@@ -554,7 +580,7 @@ def _deal(
         blitz = s._blitz
         for p in seats:
             h = hands[p]
-            if table[h[0] * 2704 + h[1] * 52 + h[2]] == blitz:
+            if table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] == blitz:
                 _after_deal(s, seats, rng)  # a dealt 31
                 return
         s.phase = DRAW
@@ -635,7 +661,7 @@ def _deal_table(
 
 
 def _value(table: tuple, h: list[int]) -> float:
-    return table[h[0] * 2704 + h[1] * 52 + h[2]]
+    return table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
 
 
 def _next_active(s: GameState, seat: int) -> int:
@@ -811,7 +837,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.disc_order[card] = len(s.discards)
             s.discards.append((seat, card))
             s.history.append(_DISCARDED[seat][card])
-            if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and (
+            if s._table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and (
                 s.knocker < 0 or s._blitz_late
             ):
                 _blitz_turn(s, seat)
@@ -865,7 +891,7 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     outcome = apply_table_move(s, seat, action)
     if outcome == "continue":
         hand = s.hands[seat]
-        if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and s.knocker < 0:
+        if s._table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and s.knocker < 0:
             _blitz_turn(s, seat)
             return
         s.phase = CONTINUE
@@ -876,7 +902,9 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
 def _turn_done(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
     """A turn that changed the hand is over: blitz on 31, else the next turn."""
     hand = s.hands[seat]
-    if s._table[hand[0] * 2704 + hand[1] * 52 + hand[2]] == s._blitz and (s.knocker < 0 or s._blitz_late):
+    if s._table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and (
+        s.knocker < 0 or s._blitz_late
+    ):
         _blitz_turn(s, seat)
         return
     _end_turn(s, seat, rng)
@@ -930,7 +958,7 @@ def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
         _score_round(s, reason, reason, knocker if knocker >= 0 else None, ())
         return
     table = s._table
-    values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if h else None for h in s.hands)
+    values = tuple(table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] if h else None for h in s.hands)
     low = min(v for v in values if v is not None)
     tied = [p for p, v in enumerate(values) if v == low]
     losses = [0] * s.num_players
@@ -969,7 +997,9 @@ def _settle(
     """
     if values is None:
         table = s._table
-        values = tuple(table[h[0] * 2704 + h[1] * 52 + h[2]] if len(h) == 3 else None for h in s.hands)
+        values = tuple(
+            table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] if len(h) == 3 else None for h in s.hands
+        )
     if s.rules.scoring != "lives":  # a void round: nobody scores, the pot stays
         gains = [0] * s.num_players
         out: tuple[int, ...] = ()

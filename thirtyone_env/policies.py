@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import hand_table, value_with
+from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView
 
@@ -75,7 +75,7 @@ class GreedyPolicy:
         if len(hand) == 4:
             return best_discard(hand, table, action_mask)[1]
         a, b, c = hand
-        now = table[a * 2704 + b * 52 + c]
+        now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
         if action_mask[KNOCK] and now >= self.knock_at:
             return KNOCK
         top = v.top_discard
@@ -93,10 +93,10 @@ def best_discard(hand: tuple[int, ...], table: tuple, action_mask: np.ndarray) -
     ties go to the lowest card id."""
     a, b, c, d = hand
     options = (
-        (table[b * 2704 + c * 52 + d], a),
-        (table[a * 2704 + c * 52 + d], b),
-        (table[a * 2704 + b * 52 + d], c),
-        (table[a * 2704 + b * 52 + c], d),
+        (table[b * PAIR_STRIDE + c * NUM_CARDS + d], a),
+        (table[a * PAIR_STRIDE + c * NUM_CARDS + d], b),
+        (table[a * PAIR_STRIDE + b * NUM_CARDS + d], c),
+        (table[a * PAIR_STRIDE + b * NUM_CARDS + c], d),
     )
     best, best_card = -1.0, 99
     for value, card in options:

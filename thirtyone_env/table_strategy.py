@@ -35,7 +35,7 @@ from thirtyone_env.actions import (
     WIDOW_BASE,
     decode,
 )
-from thirtyone_env.cards import hand_table
+from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.rules import Rules
 from thirtyone_env.views import PlayerView
 
@@ -46,7 +46,7 @@ def brag_share_key(rules: Rules, share: float) -> int:
     table = hand_table(rules)
     cards = rules.deck_cards
     keys = sorted(
-        table[a * 2704 + b * 52 + c]
+        table[a * PAIR_STRIDE + b * NUM_CARDS + c]
         for i, a in enumerate(cards)
         for j, b in enumerate(cards[i + 1 :], i + 1)
         for c in cards[j + 1 :]
@@ -70,14 +70,14 @@ def estimate(v: PlayerView, action: int, table: tuple, unseen: list[int]) -> tup
         else:
             hand[i] = card
     if not hidden:
-        return table[hand[0] * 2704 + hand[1] * 52 + hand[2]], 0
+        return table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]], 0
     if len(hidden) > 1 or not unseen:
         return -1.0, len(hidden)
     i = hidden[0]
     total = 0.0
     for u in unseen:
         hand[i] = u
-        total += table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+        total += table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
     return total / len(unseen), 1
 
 
@@ -114,13 +114,13 @@ def table_move(
         return carry_decision(v, mask)
     table = hand_table(v.rules)
     if v.phase == "choose":
-        a, b = (table[h[0] * 2704 + h[1] * 52 + h[2]] for h in v.choice)
+        a, b = (table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] for h in v.choice)
         return KEEP_BASE + (1 if b > a else 0)
     legal = np.flatnonzero(mask).tolist()
     hand = v.hand
     if len(hand) != 3:
         return None  # banking's discard after a draw: the caller's
-    now = table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+    now = table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
     if v.phase == "continue" and KNOCK in legal and knock_worthy(v, now, knock_at, brag_knock_share):
         return KNOCK
     if mask[KNOCK] and v.phase == "draw" and knock_worthy(v, now, knock_at, brag_knock_share):
@@ -139,7 +139,7 @@ def table_move(
         top = v.top_discard
         if top >= 0 and mask[TAKE_DISCARD]:
             with_top = max(
-                table[x * 2704 + y * 52 + top]
+                table[x * PAIR_STRIDE + y * NUM_CARDS + top]
                 for x, y in ((hand[0], hand[1]), (hand[0], hand[2]), (hand[1], hand[2]))
             )
             if with_top >= -best[1]:

@@ -150,7 +150,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     phase = s.phase
     mine = s.current == seat and phase < ROUND_OVER
     table = choice = muck = ()
-    if not s._plain and phase != CARRY:  # (the carry-over offer: last round's table is gone)
+    if not s.stock_game and phase != CARRY:  # (the carry-over offer: last round's table is gone)
         table = tuple(
             tuple(c if up and c >= 0 else None for c, up in zip(cards, ups, strict=True))
             for cards, ups in zip(s.table, s.table_up, strict=True)
@@ -184,7 +184,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
             s.turn,
             table,
             muck,
-            tuple(s.score) if s._scored else (),
+            tuple(s.score) if s.scored else (),
             s.pot,
             choice,
         ),
