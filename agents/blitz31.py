@@ -42,17 +42,17 @@ class Blitz31Player:
             move = table_move(v, action_mask, threshold + 0.5)
             if move is not None:
                 return move
-        table = hand_table(v.rules)
+        values = hand_table(v.rules)
         hand = v.hand
         if len(hand) == 4:
-            return self._discard(hand, table, action_mask)
+            return self._discard(hand, values, action_mask)
         a, b, c = hand
-        now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
+        now = values[a * PAIR_STRIDE + b * NUM_CARDS + c]
         if action_mask[KNOCK] and now > threshold:
             return KNOCK
         top = v.top_discard
         if top >= 0 and action_mask[TAKE_DISCARD]:
-            with_top = value_with(hand, top, table)
+            with_top = value_with(hand, top, values)
             if (top // 13 == master_suit(hand) and with_top > now) or not action_mask[DRAW_STOCK]:
                 return TAKE_DISCARD
         if action_mask[DRAW_STOCK]:
@@ -60,7 +60,7 @@ class Blitz31Player:
         return STAND if action_mask[STAND] else TAKE_DISCARD
 
     @staticmethod
-    def _discard(hand: tuple[int, ...], table: tuple, action_mask: np.ndarray) -> int:
+    def _discard(hand: tuple[int, ...], values: tuple, action_mask: np.ndarray) -> int:
         master = master_suit(hand)
         best_key, best_action = None, -1
         for c in sorted(hand):
@@ -69,7 +69,7 @@ class Blitz31Player:
                 continue
             x, y, z = [h for h in hand if h != c]
             # best value first; then keep master-suit cards; then throw the low card
-            key = (table[x * PAIR_STRIDE + y * NUM_CARDS + z], c // 13 != master, -CARD_VALUES[c])
+            key = (values[x * PAIR_STRIDE + y * NUM_CARDS + z], c // 13 != master, -CARD_VALUES[c])
             if best_key is None or key > best_key:
                 best_key, best_action = key, a
         return best_action

@@ -81,7 +81,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
     ``discard_suit_changed`` (``None`` when there is no previous discard to compare).
     """
     rules = rules or Rules()
-    table = hand_table(rules)
+    values = hand_table(rules)
     suits = _best_suit_masks()
     deal = history[0]
     hands = [list(h) for h in deal[2][0]]
@@ -111,15 +111,15 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 rec = last
                 rec.pop("open")
                 if kind == ev.KNOCK:
-                    knock = dict(rec, kind=ev.KNOCK, continues=True, value_before=table[key], switched=False)
-                    knock["value_after"] = table[key]
+                    knock = dict(rec, kind=ev.KNOCK, continues=True, value_before=values[key], switched=False)
+                    knock["value_after"] = values[key]
                     records.append(knock)
                     last = None
                     continue
             else:
                 turns[seat] += 1
                 round_turn += 1
-                rec = _turn_record(seat, turns[seat], round_turn, kind, table[key], stock)
+                rec = _turn_record(seat, turns[seat], round_turn, kind, values[key], stock)
                 rec["suits_before"] = suits[key]
                 records.append(rec)
             moved = _table_move(kind, data, h, tables)
@@ -128,7 +128,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             if moved:
                 rec["card_in"], rec["card_out"] = moved[0]
                 key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-                rec["value_after"] = table[key]
+                rec["value_after"] = values[key]
                 rec["switched"] = not (suits[key] & rec["suits_before"])
             if (kind == ev.RENEW and data[1] == "up") or (kind == ev.BUS and rules.table == "bus"):
                 rec["open"] = seat  # a swap (Switch) or a knock (Stop the Bus) may follow
@@ -146,7 +146,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 turns[seat],
                 round_turn,
                 kind,
-                table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]],
+                values[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]],
                 stock,
             )
             records.append(rec)
@@ -162,7 +162,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
             h.remove(data)
             pending["card_out"] = data
             key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-            pending["value_after"] = table[key]
+            pending["value_after"] = values[key]
             pending["switched"] = not (suits[key] & before)
             suit = data // 13
             if last_suit[seat] >= 0:

@@ -196,12 +196,12 @@ def hand_value(cards: Sequence[int], rules: Rules | None = None) -> float:
     return _score(cards, tok)
 
 
-def value_with(hand3: Sequence[int], card: int, table: tuple) -> float:
+def value_with(hand3: Sequence[int], card: int, values: tuple) -> float:
     """Best value after adding ``card`` to a 3-card hand and throwing one of the three
     (the value of taking the top discard, which may not go straight back)."""
     a, b, c = hand3
     return max(
-        table[b * PAIR_STRIDE + c * NUM_CARDS + card],
-        table[a * PAIR_STRIDE + c * NUM_CARDS + card],
-        table[a * PAIR_STRIDE + b * NUM_CARDS + card],
+        values[b * PAIR_STRIDE + c * NUM_CARDS + card],
+        values[a * PAIR_STRIDE + c * NUM_CARDS + card],
+        values[a * PAIR_STRIDE + b * NUM_CARDS + card],
     )

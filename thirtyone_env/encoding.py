@@ -271,17 +271,17 @@ def _encode_table(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -
 
 def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], scale: float) -> None:
     """Fill ``hand_values`` and ``discard_values`` (see the module doc)."""
-    table = hand_table(s.rules)
+    values = hand_table(s.rules)
     hand = s.hands[seat]
     hv = o["hand_values"]
     if len(hand) == 4:
         a, b, c, d = hand
         dv = o["discard_values"]
         kept = (
-            table[b * PAIR_STRIDE + c * NUM_CARDS + d],
-            table[a * PAIR_STRIDE + c * NUM_CARDS + d],
-            table[a * PAIR_STRIDE + b * NUM_CARDS + d],
-            table[a * PAIR_STRIDE + b * NUM_CARDS + c],
+            values[b * PAIR_STRIDE + c * NUM_CARDS + d],
+            values[a * PAIR_STRIDE + c * NUM_CARDS + d],
+            values[a * PAIR_STRIDE + b * NUM_CARDS + d],
+            values[a * PAIR_STRIDE + b * NUM_CARDS + c],
         )
         for card, value in zip(hand, kept, strict=True):
             obs[dv + card] = value / scale
@@ -291,10 +291,10 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], 
         return
     if s.rules.table not in ("stock", "widow"):
         a, b, c = hand
-        obs[hv] = table[a * PAIR_STRIDE + b * NUM_CARDS + c] / scale
+        obs[hv] = values[a * PAIR_STRIDE + b * NUM_CARDS + c] / scale
         return
     a, b, c = hand
-    now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
+    now = values[a * PAIR_STRIDE + b * NUM_CARDS + c]
     ab, ac, bc = (
         a * PAIR_STRIDE + b * NUM_CARDS,
         a * PAIR_STRIDE + c * NUM_CARDS,
@@ -314,7 +314,7 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], 
     for u in s.rules.deck_cards:
         if seen >> u & 1:
             continue
-        v = max(table[bc + u], table[ac + u], table[ab + u])
+        v = max(values[bc + u], values[ac + u], values[ab + u])
         count += 1
         if v > now:
             total += v
@@ -324,7 +324,7 @@ def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], 
     obs[hv] = now / scale
     if s.discard:
         top = s.discard[-1]
-        obs[hv + 1] = max(table[bc + top], table[ac + top], table[ab + top]) / scale
+        obs[hv + 1] = max(values[bc + top], values[ac + top], values[ab + top]) / scale
     if count:
         obs[hv + 2] = total / count / scale
         obs[hv + 3] = better / count

@@ -576,11 +576,11 @@ def _deal(
         s._carry_events = []
     if plain:
         s.history = [Event(ev.DEAL, dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
-        table = s._table
+        values = s._table
         blitz = s._blitz
         for p in seats:
             h = hands[p]
-            if table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] == blitz:
+            if values[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] == blitz:
                 _after_deal(s, seats, rng)  # a dealt 31
                 return
         s.phase = DRAW
@@ -599,9 +599,9 @@ def _deal(
 
 def _after_deal(s: GameState, seats: list[int], rng: np.random.Generator | None) -> None:
     """Dealt 31s blitz at once; else the player after the dealer starts."""
-    table = s._table
+    values = s._table
     blitz = s._blitz
-    blitzers = tuple(p for p in seats if _value(table, s.hands[p]) == blitz)
+    blitzers = tuple(p for p in seats if _value(values, s.hands[p]) == blitz)
     if blitzers:
         for p in blitzers:
             s.history.append(Event(ev.BLITZ, p, "dealt"))
@@ -660,8 +660,8 @@ def _deal_table(
     return -1
 
 
-def _value(table: tuple, h: list[int]) -> float:
-    return table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
+def _value(values: tuple, h: list[int]) -> float:
+    return values[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
 
 
 def _next_active(s: GameState, seat: int) -> int:
@@ -939,10 +939,10 @@ def _in_round(s: GameState) -> list[int]:
 
 def _settle_blitz(s: GameState, blitzers: tuple[int, ...], detail: str) -> None:
     """Everyone not holding 31 loses one life (points and chips: see :func:`_score_round`)."""
-    table = s._table
+    values = s._table
     losses = [0] * s.num_players
     for p in _in_round(s):
-        if _value(table, s.hands[p]) != s._blitz:
+        if _value(values, s.hands[p]) != s._blitz:
             losses[p] = 1
     blitzers = tuple(p for p in _in_round(s) if losses[p] == 0)
     knocker = s.knocker if s.knocker >= 0 else None

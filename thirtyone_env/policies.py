@@ -60,27 +60,27 @@ class GreedyPolicy:
     def __init__(self, knock_at: float = 25) -> None:
         self.knock_at = knock_at
         self._rules: Any = None  # the rules the cached hand table is for
-        self._table: tuple = ()
+        self._values: tuple = ()
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
         v = observation
         if v.rules is not self._rules:
-            self._rules, self._table = v.rules, hand_table(v.rules)
+            self._rules, self._values = v.rules, hand_table(v.rules)
         if v.rules.table != "stock":  # the variants' table moves (and the carry-over offer)
             move = table_move(v, action_mask, self.knock_at)
             if move is not None:
                 return move
-        table = self._table
+        values = self._values
         hand = v.hand
         if len(hand) == 4:
-            return best_discard(hand, table, action_mask)[1]
+            return best_discard(hand, values, action_mask)[1]
         a, b, c = hand
-        now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
+        now = values[a * PAIR_STRIDE + b * NUM_CARDS + c]
         if action_mask[KNOCK] and now >= self.knock_at:
             return KNOCK
         top = v.top_discard
         if top >= 0 and action_mask[TAKE_DISCARD]:
-            with_top = value_with(hand, top, table)
+            with_top = value_with(hand, top, values)
             if with_top > now or not action_mask[DRAW_STOCK]:
                 return TAKE_DISCARD
         if action_mask[DRAW_STOCK]:
@@ -88,15 +88,15 @@ class GreedyPolicy:
         return STAND
 
 
-def best_discard(hand: tuple[int, ...], table: tuple, action_mask: np.ndarray) -> tuple[float, int]:
+def best_discard(hand: tuple[int, ...], values: tuple, action_mask: np.ndarray) -> tuple[float, int]:
     """(value kept, action) of the legal discard that leaves the best 3-card hand;
     ties go to the lowest card id."""
     a, b, c, d = hand
     options = (
-        (table[b * PAIR_STRIDE + c * NUM_CARDS + d], a),
-        (table[a * PAIR_STRIDE + c * NUM_CARDS + d], b),
-        (table[a * PAIR_STRIDE + b * NUM_CARDS + d], c),
-        (table[a * PAIR_STRIDE + b * NUM_CARDS + c], d),
+        (values[b * PAIR_STRIDE + c * NUM_CARDS + d], a),
+        (values[a * PAIR_STRIDE + c * NUM_CARDS + d], b),
+        (values[a * PAIR_STRIDE + b * NUM_CARDS + d], c),
+        (values[a * PAIR_STRIDE + b * NUM_CARDS + c], d),
     )
     best, best_card = -1.0, 99
     for value, card in options:

@@ -43,10 +43,10 @@ from thirtyone_env.views import PlayerView
 @cache
 def brag_share_key(rules: Rules, share: float) -> int:
     """The Brag key that beats ``share`` of all 3-card hands of the deck."""
-    table = hand_table(rules)
+    values = hand_table(rules)
     cards = rules.deck_cards
     keys = sorted(
-        table[a * PAIR_STRIDE + b * NUM_CARDS + c]
+        values[a * PAIR_STRIDE + b * NUM_CARDS + c]
         for i, a in enumerate(cards)
         for j, b in enumerate(cards[i + 1 :], i + 1)
         for c in cards[j + 1 :]
@@ -59,7 +59,7 @@ def _moves(action: int) -> tuple[tuple[int, int, int], ...]:
     return decode(action).pairs
 
 
-def estimate(v: PlayerView, action: int, table: tuple, unseen: list[int]) -> tuple[float, int]:
+def estimate(v: PlayerView, action: int, values: tuple, unseen: list[int]) -> tuple[float, int]:
     """Estimated value of the hand after an exchange, and how many face-down cards it takes."""
     hand = list(v.hand)
     hidden = []
@@ -70,14 +70,14 @@ def estimate(v: PlayerView, action: int, table: tuple, unseen: list[int]) -> tup
         else:
             hand[i] = card
     if not hidden:
-        return table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]], 0
+        return values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]], 0
     if len(hidden) > 1 or not unseen:
         return -1.0, len(hidden)
     i = hidden[0]
     total = 0.0
     for u in unseen:
         hand[i] = u
-        total += table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
+        total += values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
     return total / len(unseen), 1
 
 
@@ -112,15 +112,15 @@ def table_move(
         return None
     if v.phase == "carry":
         return carry_decision(v, mask)
-    table = hand_table(v.rules)
+    values = hand_table(v.rules)
     if v.phase == "choose":
-        a, b = (table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] for h in v.choice)
+        a, b = (values[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] for h in v.choice)
         return KEEP_BASE + (1 if b > a else 0)
     legal = np.flatnonzero(mask).tolist()
     hand = v.hand
     if len(hand) != 3:
         return None  # banking's discard after a draw: the caller's
-    now = table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
+    now = values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
     if v.phase == "continue" and KNOCK in legal and knock_worthy(v, now, knock_at, brag_knock_share):
         return KNOCK
     if mask[KNOCK] and v.phase == "draw" and knock_worthy(v, now, knock_at, brag_knock_share):
@@ -129,7 +129,7 @@ def table_move(
     scored = []
     for a in legal:
         if WIDOW_BASE <= a <= BUS_ALL and not RENEW_BASE <= a < BUS_ONE_BASE:
-            value, hidden = estimate(v, a, table, unseen)
+            value, hidden = estimate(v, a, values, unseen)
             scored.append((hidden > 1, -value, a))
     scored.sort()
     best = scored[0] if scored else None
@@ -139,7 +139,7 @@ def table_move(
         top = v.top_discard
         if top >= 0 and mask[TAKE_DISCARD]:
             with_top = max(
-                table[x * PAIR_STRIDE + y * NUM_CARDS + top]
+                values[x * PAIR_STRIDE + y * NUM_CARDS + top]
                 for x, y in ((hand[0], hand[1]), (hand[0], hand[2]), (hand[1], hand[2]))
             )
             if with_top >= -best[1]:
