@@ -11,7 +11,7 @@ from thirtyone_env.analysis import (
     suit_switch_records,
     turn_records,
 )
-from thirtyone_env.cards import parse_card, parse_cards
+from thirtyone_env.cards import parse_card, parse_cards, triple_index
 from thirtyone_env.engine import apply_action, new_game, stacked_deck
 from thirtyone_env.rules import Rules
 
@@ -24,10 +24,9 @@ def test_best_suits_with_ties_and_table():
     assert best_suits(parse_cards("As Ks 2h")) == {3}
     assert best_suits(parse_cards("Ah Kd 2c")) == {2}
     assert best_suits(parse_cards("Kh Kd 2c")) == {1, 2}
-    table = _best_suit_masks()
+    masks = _best_suit_masks()
     for hand in (parse_cards("Kh Kd 2c"), parse_cards("9s 9c 3c"), parse_cards("2c 3d 4h")):
-        a, b, c = hand
-        mask = table[a * 2704 + b * 52 + c]
+        mask = masks[triple_index(*hand)]
         assert {s for s in range(4) if mask >> s & 1} == best_suits(hand)
 
 
