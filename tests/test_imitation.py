@@ -1,9 +1,6 @@
 """The imitation warm start: demonstrations with measured knocks, DAgger behaviour, and
 the cost-weighted knock loss."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from positions import heads_up_known
@@ -15,8 +12,6 @@ from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.actions import DRAW_STOCK, KNOCK
 from thirtyone_env.engine import DRAW, legal_mask
 from thirtyone_env.views import player_view
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _env(opponents=("expert", "greedy", "expert")):
@@ -144,14 +139,15 @@ def test_pretrain_knocks_where_the_measured_gain_is_positive_on_average():
     """The knock is a cost-weighted choice: it follows the mean gain (kind C knocks
     though most of its outcomes were losses), and the move instead of a knock is the
     teacher's."""
-    sys.path.insert(0, str(ROOT))
-    import train
     from agents.ppo import NumpyPolicy
+    from agents.training.config import TrainConfig
+    from agents.training.envs import make_env_fn
+    from agents.training.models import build_model
 
-    config = train.TrainConfig(net_arch="32,32", opponents="expert", n_envs=1, vec_env="dummy")
+    config = TrainConfig(net_arch="32,32", opponents="expert", n_envs=1, vec_env="dummy")
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    model = train.build_model(config, DummyVecEnv([train.make_env_fn(config, 0)]))
+    model = build_model(config, DummyVecEnv([make_env_fn(config, 0)]))
     demos, probes = _synthetic()
     pretrain(model, demos, epochs=30, batch_size=256, lr=3e-3)
     policy = NumpyPolicy.from_sb3(model.policy)

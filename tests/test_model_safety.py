@@ -244,9 +244,8 @@ def test_a_dict_encoding_model_is_refused_by_name(tmp_path):
             load_policy(tmp_path / name)
 
 
-def test_check_spec_builds_no_player_and_reads_no_model(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT))
-    from train import TrainConfig
+def test_check_spec_builds_no_player_and_reads_no_model(tmp_path):
+    from agents.training.config import TrainConfig
 
     garbage = tmp_path / "garbage.zip"
     garbage.write_bytes(b"not a model")

@@ -1,30 +1,26 @@
 """train.py end to end on tiny budgets: run folder, evaluation CSV, self-play, resume,
 Ctrl-C, error paths; the learned player at a table."""
 
+import ast
 import csv
+import dataclasses
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from train_helpers import ROOT, TINY, WARM
 
 import agents
 from agents.league import LeagueSeat, SnapshotPlayer
 from agents.ppo import NumpyPolicy, PPOPlayer, load_policy
+from agents.training import collection
+from agents.training.config import TrainConfig
 from thirtyone_env import ThirtyOneEnv
-
-ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "--total-timesteps", "512", "--n-envs", "2", "--vec-env", "dummy", "--n-steps", "128",
-    "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32,32", "--eval-every", "256",
-    "--eval-games", "8", "--checkpoint-every", "256", "--opponents", "greedy,random",
-    "--eval-opponents", "greedy", "--no-progress",
-]  # fmt: skip
 
 
 def run_train(*args, timeout=300):
@@ -43,8 +39,7 @@ def tiny_run(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     args = [
         "--run-name", "tiny", "--runs-dir", str(runs), *TINY, "--self-play", "0.5",
-        "--snapshot-every", "128", "--pool-size", "2", "--imitate", "greedy",
-        "--imitate-decisions", "300", "--imitate-epochs", "1",
+        "--snapshot-every", "128", "--pool-size", "2", *WARM,
     ]  # fmt: skip
     first = run_train(*args)
     assert first.returncode == 0, first.stderr
@@ -306,13 +301,10 @@ def test_a_model_at_the_wrong_table_is_refused_before_play():
 def test_demonstrations_are_the_same_on_any_worker_count(tmp_path, monkeypatch):
     """Fixed-size collection jobs with their own child seeds: one process or two
     give the same teacher decisions, in the same order."""
-    sys.path.insert(0, str(ROOT))
-    import train
-
-    monkeypatch.setattr(train, "IMITATION_CHUNK", 400)
+    monkeypatch.setattr(collection, "IMITATION_CHUNK", 400)
     base = dict(runs_dir=str(tmp_path), imitate="greedy", imitate_decisions=1000, opponents="greedy,random")
-    one = train.demonstrations(train.TrainConfig(**base, n_envs=1, vec_env="dummy"))
-    two = train.demonstrations(train.TrainConfig(**base, n_envs=2, vec_env="subproc"))
+    one = collection.demonstrations(TrainConfig(**base, n_envs=1, vec_env="dummy"))
+    two = collection.demonstrations(TrainConfig(**base, n_envs=2, vec_env="subproc"))
     assert len(one) == 1000
     for field in ("obs", "masks", "actions", "returns"):
         assert np.array_equal(getattr(one, field), getattr(two, field))
@@ -393,3 +385,51 @@ def test_measured_knocks_and_dagger_behaviour_from_the_command_line(tiny_run, tm
 def test_imitation_options_are_checked(tmp_path, extra, message):
     done = run_train("--run-name", "bad", "--runs-dir", str(tmp_path), *TINY, *extra)
     assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+# -- the training package (issue 14) ----------------------------------------------------------
+
+
+def test_every_option_is_a_config_field_with_its_own_help():
+    """``--help`` is built from each ``TrainConfig`` field's metadata (no reading of
+    source code): every field has help text, shown with its default under its flag."""
+    from agents.training.cli import build_parser
+
+    fields = dataclasses.fields(TrainConfig)
+    options = {a.dest: a for a in build_parser()._actions}
+    assert len(fields) == 43
+    for f in fields:
+        assert f.metadata["help"], f.name
+        assert options[f.name].help == f"{f.metadata['help']} (default: {f.default})"
+        assert "--" + f.name.replace("_", "-") in options[f.name].option_strings
+    assert options["vec_env"].option_strings == ["--vec-env", "--vec"]
+
+
+def test_train_py_is_a_thin_script_over_the_package():
+    """train.py defines nothing: its docstring and ``main`` of ``agents.training.cli``;
+    its ``--help`` lists every option with its help."""
+    tree = ast.parse((ROOT / "train.py").read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Assign)]
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "agents.training.cli" for n in tree.body)
+    r = run_train("--help", timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("usage: train.py ")
+    text = " ".join(r.stdout.split())
+    for f in dataclasses.fields(TrainConfig):
+        assert " ".join(f.metadata["help"].split()) in text, f.name
+
+
+def test_one_seeding_scheme_derives_every_seed_of_a_run():
+    """Every seed of a run derives from its ``seed`` by the rules the shipped model
+    was trained under (pinned: changing one changes what a seed trains). Collection
+    seeds are the children of ``SeedSequence(seed)``: the first jobs' seeds do not
+    depend on how many jobs there are (an interrupted collection goes on with them)."""
+    seeds = TrainConfig(seed=7).seeds
+    assert (seeds.learner, seeds.envs) == (7, 7)
+    assert [seeds.evaluation(k) for k in range(3)] == [1007, 1008, 1009]
+    assert seeds.collection(3) == [1201125462, 3618983171, 3831650445]
+    assert seeds.collection(2) == seeds.collection(3)[:2]
+    config = TrainConfig(seed=7, imitate="greedy", imitate_decisions=2 * collection.IMITATION_CHUNK + 1)
+    jobs = collection.collection_jobs(config)
+    assert [(seed, size) for _, seed, size in jobs] == list(
+        zip(seeds.collection(3), [collection.IMITATION_CHUNK] * 2 + [1], strict=True)
+    )

@@ -18,25 +18,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from train_helpers import ROOT, TINY, WARM
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import train  # noqa: E402
-from agents.imitation import Demonstrations  # noqa: E402
-from thirtyone_env.files import FolderLock  # noqa: E402
-
-TINY = [
-    "--total-timesteps", "512", "--n-envs", "2", "--vec-env", "dummy", "--n-steps", "128",
-    "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32,32", "--eval-every", "256",
-    "--eval-games", "8", "--checkpoint-every", "256", "--opponents", "greedy,random",
-    "--eval-opponents", "greedy", "--no-progress",
-]  # fmt: skip
-WARM = ["--imitate", "greedy", "--imitate-decisions", "300", "--imitate-epochs", "1"]
+from agents.imitation import Demonstrations
+from agents.training import cli, collection
+from agents.training.config import TrainConfig
+from agents.training.envs import make_vec, observation_shape
+from agents.training.evaluations import write_evaluations
+from thirtyone_env.files import FolderLock
 
 
 def main(*args: str) -> int:
-    return train.main(list(args))
+    return cli.main(list(args))
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +105,7 @@ def test_the_best_model_of_a_lost_part_is_set_aside(finished, tmp_path, capsys):
         rows = list(csv.DictReader(f))
     for r in rows:
         r["win_rate"] = {0: "0.5", 256: "0.95", 512: "1.0"}[int(r["timesteps"])]
-    train.write_evaluations(run, rows)
+    write_evaluations(run, rows)
     chosen = (run / "best_model.zip").read_bytes()
     assert main("--resume", str(run), "--total-timesteps", "512") == 0
     assert "moved to" in capsys.readouterr().out
@@ -319,26 +312,29 @@ def test_imitate_from_files_that_do_not_fit_are_refused_first(tmp_path, capsys, 
 def test_demonstrations_of_another_table_are_refused(finished, tmp_path, capsys):
     """Same observation width, other rules (pagat): refused by the table recorded with
     the demonstrations; a file saved before tables were recorded still loads."""
-    config = train.TrainConfig(
+    config = TrainConfig(
         runs_dir=str(tmp_path), run_name="p", rules="pagat", imitate="greedy", imitate_decisions=40
     )
-    assert train.observation_shape(config) == train.observation_shape(train.TrainConfig())
+    assert observation_shape(config) == observation_shape(TrainConfig())
     pagat = tmp_path / "pagat.npz"
-    train.save_demonstrations(train.demonstrations(config), pagat)
+    collection.save_demonstrations(collection.demonstrations(config), pagat)
     runs = tmp_path / "runs"
     assert main("--run-name", "r", "--runs-dir", str(runs), *TINY, *WARM, "--imitate-from", str(pagat)) == 2
     err = capsys.readouterr().err
     assert f"demonstrations {pagat} were collected at another table" in err and "lives=3" in err
     assert not runs.exists()
     old = demos_file(tmp_path / "old.npz", rows=30)  # no meta: loads, checked by its arrays
-    assert len(train.load_demonstrations(str(old), train.TrainConfig(imitate="greedy"))) == 30
+    assert len(collection.load_demonstrations(str(old), TrainConfig(imitate="greedy"))) == 30
     saved = Demonstrations.load(finished / "demonstrations.npz")
-    assert saved.meta["table"] == train.table(train.TrainConfig()) and saved.meta["complete"]
+    assert saved.meta["table"] == collection.table_of(TrainConfig()) and saved.meta["complete"]
 
 
 # -- 7: Ctrl-C in the warm start; a folder without a checkpoint -------------------------------
 
-SCRIPT = "import sys, train; train.IMITATION_CHUNK = {chunk}; sys.exit(train.main(sys.argv[1:]))"
+SCRIPT = (
+    "import sys; from agents.training import cli, collection; "
+    "collection.IMITATION_CHUNK = {chunk}; sys.exit(cli.main(sys.argv[1:]))"
+)
 
 
 def start(tmp_path: Path, chunk: int, *args: str) -> subprocess.Popen:
@@ -405,13 +401,13 @@ def test_ctrl_c_in_the_warm_start_keeps_the_decisions_and_resume_goes_on(tmp_pat
     done = Demonstrations.load(run / "demonstrations.npz")
     assert not (run / "demonstrations.partial.npz").exists()
     # the jobs saved are those an uninterrupted collection starts with, and kept
-    config = train.TrainConfig(**json.loads((run / "config.json").read_text()))
+    config = TrainConfig(**json.loads((run / "config.json").read_text()))
     first_jobs = dataclasses.replace(config, imitate_decisions=len(partial), vec_env="dummy")
-    train.IMITATION_CHUNK, saved_chunk = chunk, train.IMITATION_CHUNK
+    collection.IMITATION_CHUNK, saved_chunk = chunk, collection.IMITATION_CHUNK
     try:
-        uninterrupted = train.demonstrations(first_jobs)
+        uninterrupted = collection.demonstrations(first_jobs)
     finally:
-        train.IMITATION_CHUNK = saved_chunk
+        collection.IMITATION_CHUNK = saved_chunk
     for field in ("obs", "masks", "actions", "returns"):
         assert np.array_equal(getattr(partial, field), getattr(uninterrupted, field)), field
         assert np.array_equal(getattr(done, field)[: len(partial)], getattr(partial, field)), field
@@ -421,11 +417,11 @@ def test_the_trainer_itself_never_ignores_ctrl_c(tmp_path):
     """Envs built in the trainer's own process (one env, a collection on one worker)
     leave its Ctrl-C alone: only worker processes ignore it."""
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    config = train.TrainConfig(
+    config = TrainConfig(
         runs_dir=str(tmp_path), vec_env="subproc", n_envs=1, imitate="greedy", imitate_decisions=20
     )
-    train.make_vec(config).close()  # one env: built in this process
-    assert len(train.demonstrations(config)) == 20  # one job: collected in this process
+    make_vec(config).close()  # one env: built in this process
+    assert len(collection.demonstrations(config)) == 20  # one job: collected in this process
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 

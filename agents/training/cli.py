@@ -1,0 +1,72 @@
+"""The command line of ``train.py``: one option per :class:`TrainConfig` field (its
+``--help`` text from the field's metadata), ``--resume RUN_DIR`` and ``--no-progress``.
+Bad input exits with code 2 and ``train.py: error: ...``, never a traceback; Ctrl-C
+(or SIGTERM) exits with 130 once the run saved what it could."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents.training.config import TrainConfig
+from agents.training.run import train
+from agents.training.run_folder import stored_config
+
+PROG = "train.py"
+#: argparse's type of each field type (a bool field is a --flag / --no-flag pair)
+ARG_TYPES = {"int": int, "float": float, "str": str}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser: an option per config field (only those given are set)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Train a Thirty-One player with MaskablePPO.",
+        argument_default=argparse.SUPPRESS,
+    )
+    for f in dataclasses.fields(TrainConfig):
+        flags = ["--" + f.name.replace("_", "-"), *f.metadata.get("aliases", ())]
+        help_text = f"{f.metadata['help']} (default: {f.default})"
+        if f.type == "bool":
+            parser.add_argument(*flags, action=argparse.BooleanOptionalAction, help=help_text)
+        else:
+            parser.add_argument(*flags, type=ARG_TYPES[str(f.type)], help=help_text)
+    parser.add_argument(
+        "--resume", metavar="RUN_DIR", default=None, help="go on with the run in this folder (its config)"
+    )
+    parser.add_argument("--no-progress", action="store_true", default=False, help="no progress bar")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
+    """The run's config and whether it resumes a run folder's."""
+    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress")}
+    resume = getattr(args, "resume", None)
+    if resume is None:
+        return TrainConfig(**given), False
+    return stored_config(Path(resume), given), True
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train as the command line says; the exit code (0, 2: bad input, 130: interrupted)."""
+    # SIGTERM (kill, a job scheduler) stops a run like Ctrl-C: with a checkpoint saved
+    signal.signal(signal.SIGTERM, _interrupt)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config, resume = config_from_args(args)
+        train(config, resume=resume, progress=not args.no_progress)
+    except (ValueError, OSError) as e:  # bad input, a place that cannot be written
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,266 @@
+"""The configuration of a training run: :class:`TrainConfig`, one frozen dataclass
+whose fields are the options of ``train.py`` (each field's ``--help`` text is its
+``metadata["help"]``) and whose values are stored in the run folder's ``config.json``.
+A config is checked whole when it is made (``__post_init__``): a bad value, from the
+command line or a hand-edited ``config.json``, raises ``ValueError`` naming the field."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import agents
+from agents.training.seeding import RunSeeds
+from thirtyone_env.encoding import ENCODINGS
+from thirtyone_env.env import EPISODES, REWARDS
+from thirtyone_env.files import check_name
+from thirtyone_env.rules import Rules
+
+ACTIVATIONS = ("tanh", "relu")
+VEC_ENVS = ("auto", "subproc", "dummy", "batched")
+#: Largest network a run builds: layers and units per layer (bigger ones do not fit
+#: in memory, and fail deep inside torch).
+MAX_LAYERS, MAX_LAYER = 16, 8192
+#: Most envs per vector env kind: subproc starts a process for each.
+MAX_ENVS = {"subproc": 256, "dummy": 65_536, "batched": 65_536}
+#: fields a resumed run may change: how far to go on, not what is trained
+OPERATIONAL = ("total_timesteps", "time_limit")
+#: seeds numpy's legacy generator (which SB3 seeds) takes
+MAX_SEED = 2**32 - 1
+TYPE_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false"}
+
+
+def option(default: Any, help: str, *aliases: str) -> Any:
+    """A config field with its ``--help`` text (and any other flags it answers to)."""
+    return dataclasses.field(default=default, metadata={"help": help, "aliases": aliases})
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a run depends on (stored in ``config.json``; ``--resume`` reuses it)."""
+
+    run_name: str = option("ppo", "the run's folder under runs_dir")
+    runs_dir: str = option("runs", "the folder of run folders")
+    rules: str = option("standard", "a rules preset")
+    players: int = option(4, "table size")
+    seat: str = option("random", "the learner's seat: 'random' or 0..players-1")
+    episode: str = option("game", "'game' or 'round'")
+    reward: str = option("lives", "'lives' or 'win'")
+    obs_encoding: str = option("flat", "'flat' (MlpPolicy) or 'dict' (MultiInputPolicy)")
+    opponents: str = option("expert", "comma-separated player specs, one drawn per seat per episode")
+    self_play: float = option(0.0, "share of opponent seats taken by frozen snapshots of the learner")
+    snapshot_every: int = option(100_000, "steps between self-play snapshots")
+    pool_size: int = option(5, "snapshots in the self-play pool (newest kept)")
+    opponent_deterministic: bool = option(True, "frozen snapshots play their argmax (else sample)")
+    imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
+    imitate_decisions: int = option(200_000, "teacher decisions recorded for the imitation warm start")
+    imitate_epochs: int = option(4, "passes over them")
+    imitate_knock_weight: float = option(1.0, "loss weight of decisions where knocking is legal")
+    imitate_from: str = option(
+        "", "demonstrations.npz files of earlier runs to fit, comma-separated ('' = collect)"
+    )
+    imitate_behaviour: str = option(
+        "",
+        "a player spec that plays the moves while the teacher labels them (DAgger: the "
+        "learner's model); '' = the teacher",
+    )
+    imitate_knock_rollouts: int = option(
+        0,
+        "paired plays of KNOCK vs the teacher's move on the true position per knock "
+        "decision, to learn the knock from its measured gain (0 = copy the teacher)",
+    )
+    imitate_continuation: str = option(
+        "teacher", "who plays on in the agent's seat there: teacher or behaviour"
+    )
+    total_timesteps: int = option(1_000_000, "steps to train to (a resume may raise it)")
+    time_limit: float = option(
+        0.0, "stop after this many seconds of PPO (0: no limit); the run can be resumed"
+    )
+    n_envs: int = option(8, "games played at once (the vector env's size)")
+    vec_env: str = option(
+        "auto",
+        "'batched' (compiled, thirtyone_env.vector), 'subproc' (a process per env), 'dummy' "
+        "(in process), or 'auto': batched where the opponents are compiled, else subproc",
+        "--vec",
+    )
+    learning_rate: float = option(3e-4, "PPO's learning rate")
+    n_steps: int = option(512, "steps per env per update")
+    batch_size: int = option(512, "PPO's minibatch size")
+    n_epochs: int = option(4, "PPO's passes over each rollout")
+    gamma: float = option(0.995, "discount factor")
+    gae_lambda: float = option(0.95, "GAE's lambda")
+    clip_range: float = option(0.2, "PPO's clip range")
+    ent_coef: float = option(0.01, "entropy bonus coefficient")
+    vf_coef: float = option(0.5, "value loss coefficient")
+    net_arch: str = option("256,256", "hidden layer sizes of the policy and value networks")
+    activation: str = option("tanh", "'tanh' or 'relu'")
+    seed: int = option(0, "the run's seed: every random stream of the run derives from it")
+    eval_every: int = option(100_000, "steps between ladder evaluations (0: never)")
+    eval_games: int = option(400, "games per evaluation table")
+    eval_opponents: str = option("expert,greedy", "one table per spec: the learner against three of it")
+    checkpoint_every: int = option(100_000, "steps between checkpoints")
+    device: str = option("cpu", "the torch device to train on ('auto': CUDA where there is one)")
+    torch_threads: int = option(1, "torch threads of the learner (1 suits small MLPs beside env workers)")
+
+    def __post_init__(self) -> None:
+        self._check_types()
+        self._check_numbers()
+        Rules.preset(self.rules)  # names the presets on a typo
+        Rules.preset(self.rules).check_num_players(self.players)
+        if self.seat != "random" and not (self.seat.isdigit() and int(self.seat) < self.players):
+            raise ValueError(f"seat={self.seat!r}: use 'random' or a seat 0..{self.players - 1}")
+        for name, value, allowed in (
+            ("episode", self.episode, EPISODES),
+            ("reward", self.reward, REWARDS),
+            ("obs_encoding", self.obs_encoding, ENCODINGS),
+            ("vec_env", self.vec_env, VEC_ENVS),
+            ("activation", self.activation, ACTIVATIONS),
+            ("imitate_continuation", self.imitate_continuation, ("teacher", "behaviour")),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
+        check_name(self.run_name, "run_name")  # '.' and '..' are no run folder
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", self.run_name):
+            raise ValueError(f"run_name={self.run_name!r}: use letters, digits, '_', '-', '.'")
+        if not 0.0 <= self.self_play <= 1.0:
+            raise ValueError(f"self_play={self.self_play!r} must be a share in [0, 1]")
+        if not self.opponent_specs and self.self_play < 1.0:
+            raise ValueError("opponents is empty: name at least one player (or use --self-play 1)")
+        if self.imitate and self.obs_encoding != "flat":
+            raise ValueError("the imitation warm start trains the flat encoding: use --obs-encoding flat")
+        teachers = [s for s in (self.imitate, self.imitate_behaviour) if s]
+        for spec in (*self.opponent_specs, *self.eval_specs, *teachers):
+            agents.check_spec(spec)  # an unknown player or option raises here, with its name; builds none
+        if self.vec_env == "batched" and self.obs_encoding != "flat":
+            raise ValueError(
+                "the batched env (--vec batched) observes the flat encoding: use --obs-encoding flat"
+            )
+        if self.self_play > 0 and self.obs_encoding != "flat":
+            raise ValueError("self-play snapshots play the flat encoding: use --obs-encoding flat")
+        for name in (
+            "total_timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "pool_size",
+            "torch_threads",
+            "imitate_decisions",
+            "imitate_epochs",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        for name in ("snapshot_every", "checkpoint_every", "eval_games"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        most = MAX_ENVS[self.vec]
+        if self.n_envs > most:
+            raise ValueError(
+                f"n_envs={self.n_envs!r}: at most {most:,} with the {self.vec} vector env "
+                f"({'a process' if self.vec == 'subproc' else 'a game'} each)"
+            )
+        if self.imitate_from and not self.imitate:
+            raise ValueError("imitate_from needs --imitate (the teacher the demonstrations came from)")
+        if (self.imitate_behaviour or self.imitate_knock_rollouts) and not self.imitate:
+            raise ValueError("imitate_behaviour and imitate_knock_rollouts need --imitate (the teacher)")
+        if self.imitate_continuation == "behaviour" and not self.imitate_behaviour:
+            raise ValueError(
+                "imitate_continuation='behaviour' needs --imitate-behaviour (the player who plays on)"
+            )
+        if self.imitate_knock_rollouts < 0:
+            raise ValueError(
+                f"imitate_knock_rollouts={self.imitate_knock_rollouts!r} must be 0 (none) or more"
+            )
+        if self.imitate_knock_weight <= 0:
+            raise ValueError(f"imitate_knock_weight={self.imitate_knock_weight!r} must be positive")
+        if self.time_limit < 0:
+            raise ValueError(f"time_limit={self.time_limit!r} must be 0 (none) or more seconds")
+        if self.eval_every < 0:
+            raise ValueError(f"eval_every={self.eval_every!r} must be 0 (never) or more")
+        self.hidden_sizes  # noqa: B018 (validates)
+
+    def _check_types(self) -> None:
+        """Each field of its declared type (a hand-edited config.json can hold anything):
+        ``ValueError`` naming the field; an integer given for a float is taken as one."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            expected = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}[str(f.type)]
+            if isinstance(value, bool) != (f.type == "bool") or not isinstance(value, expected):
+                raise ValueError(
+                    f"{f.name}={value!r} must be {TYPE_WORDS[str(f.type)]}, not {type(value).__name__}"
+                )
+            if f.type == "float":
+                object.__setattr__(self, f.name, float(value))
+
+    def _check_numbers(self) -> None:
+        """Numbers in their domains (argparse takes 'nan' and 'inf' for a float)."""
+        for f in dataclasses.fields(self):
+            if f.type == "float" and not math.isfinite(getattr(self, f.name)):
+                raise ValueError(f"{f.name}={getattr(self, f.name)!r} must be a finite number")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed={self.seed} must be in 0..{MAX_SEED} (the seeds numpy and SB3 take)")
+        for name, ok, rule in (
+            ("learning_rate", self.learning_rate > 0, "positive"),
+            ("gamma", 0 <= self.gamma <= 1, "in [0, 1]"),
+            ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),
+            ("clip_range", self.clip_range > 0, "positive"),
+            ("ent_coef", self.ent_coef >= 0, "0 or more"),
+            ("vf_coef", self.vf_coef >= 0, "0 or more"),
+        ):
+            if not ok:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be {rule}")
+
+    @property
+    def vec(self) -> str:
+        """The vector env this run uses: ``auto`` is ``batched`` when the kernels play
+        every opponent (greedy or random, one name, no self-play, the stock game with
+        lives, flat encoding; as fast per step there and learning the same), else
+        ``subproc``."""
+        if self.vec_env != "auto":
+            return self.vec_env
+        from thirtyone_env.vector import batchable
+
+        specs = self.opponent_specs
+        compiled = (
+            self.self_play == 0
+            and len(set(specs)) == 1
+            and specs[0] in ("greedy", "random")
+            and self.obs_encoding == "flat"
+            and batchable(Rules.resolve(self.rules))
+        )
+        return "batched" if compiled else "subproc"
+
+    @property
+    def opponent_specs(self) -> list[str]:
+        return [s.strip() for s in self.opponents.split(",") if s.strip()]
+
+    @property
+    def eval_specs(self) -> list[str]:
+        return [s.strip() for s in self.eval_opponents.split(",") if s.strip()]
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        try:
+            sizes = [int(x) for x in self.net_arch.split(",") if x.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 1:
+            raise ValueError(f"net_arch={self.net_arch!r}: give layer sizes like '256,256'")
+        if max(sizes) > MAX_LAYER or len(sizes) > MAX_LAYERS:
+            raise ValueError(
+                f"net_arch={self.net_arch!r}: at most {MAX_LAYERS} layers of at most {MAX_LAYER:,} units each"
+            )
+        return sizes
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.run_name
+
+    @property
+    def seeds(self) -> RunSeeds:
+        """The seed of every random stream of the run (:mod:`agents.training.seeding`)."""
+        return RunSeeds(self.seed)

@@ -1,0 +1,95 @@
+"""The run's environments: a picklable factory per vector slot (each slot builds its
+own opponent seats, self-play snapshots included) and the vector env of the run's kind
+(``batched``, ``subproc`` or ``dummy``), seeded by the run's seeding scheme."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Any
+
+from agents.training.config import TrainConfig
+
+
+def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) -> Any:
+    """A picklable env factory for one vector slot (each slot builds its own seats);
+    with ``opponents_only``, a factory of the opponent seats alone."""
+    trainer = os.getpid()  # the process that made the factory handles Ctrl-C
+
+    def seats() -> list[Any]:
+        from agents.league import LeagueSeat
+
+        pool = str(config.run_dir / "pool") if config.self_play > 0 else None
+        return [
+            LeagueSeat(
+                config.opponent_specs, pool, config.self_play, config.pool_size, config.opponent_deterministic
+            )
+            for _ in range(config.players - 1)
+        ]
+
+    if opponents_only:
+        return seats
+
+    def build() -> Any:
+        from sb3_contrib.common.wrappers import ActionMasker
+        from stable_baselines3.common.monitor import Monitor
+
+        from thirtyone_env.env import ThirtyOneEnv
+
+        if os.getpid() != trainer:  # an env worker process: Ctrl-C is the trainer's to handle
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        env = ThirtyOneEnv(
+            num_players=config.players,
+            rules=config.rules,
+            opponents=seats(),
+            seat="random" if config.seat == "random" else int(config.seat),
+            episode=config.episode,
+            reward=config.reward,
+            obs_encoding=config.obs_encoding,
+        )
+        return ActionMasker(Monitor(env), lambda e: e.unwrapped.action_masks())
+
+    return build
+
+
+def make_vec(config: TrainConfig) -> Any:
+    """The run's vector env of ``config.n_envs`` games, seeded (slot ``i``: ``envs + i``)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    if config.vec == "batched":
+        from thirtyone_env.vector import sb3_vec_env
+
+        specs = config.opponent_specs
+        if config.self_play == 0 and all(s in ("greedy", "random") for s in specs) and len(set(specs)) == 1:
+            opponents: Any = specs[0]  # played inside the kernels
+        else:  # other players: one env per game (same API, no speed-up)
+            opponents = make_env_fn(config, -1, opponents_only=True)
+        vec = VecMonitor(
+            sb3_vec_env(
+                config.n_envs,
+                config.players,
+                config.rules,
+                opponents=opponents,
+                seat="random" if config.seat == "random" else int(config.seat),
+                episode=config.episode,
+                reward=config.reward,
+            )
+        )
+        vec.seed(config.seeds.envs)
+        return vec
+    fns = [make_env_fn(config, i) for i in range(config.n_envs)]
+    if config.vec == "subproc" and config.n_envs > 1:
+        vec = SubprocVecEnv(fns, start_method="fork" if sys.platform != "win32" else "spawn")
+    else:
+        vec = DummyVecEnv(fns)
+    vec.seed(config.seeds.envs)
+    return vec
+
+
+def observation_shape(config: TrainConfig) -> tuple[int, int]:
+    """The width of the run's flat observation and its number of actions."""
+    from thirtyone_env.env import ThirtyOneEnv
+
+    env = ThirtyOneEnv(num_players=config.players, rules=config.rules)
+    return int(env.observation_space.shape[0]), int(env.action_space.n)

@@ -1,0 +1,93 @@
+"""The learner's model: built from the run's config, saved as an SB3 zip with its actor
+described in plain JSON, and loaded from a checkpoint without unpickling anything
+(see :mod:`agents.ppo`). torch and SB3 are imported where used: the configuration
+and the command line work without them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agents.training.config import TrainConfig
+from thirtyone_env.files import atomic_write
+
+#: torch device types a run can train on ('auto' too: SB3 picks CUDA where there is one)
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu")
+
+
+def check_device(device: str) -> None:
+    """``ValueError`` unless torch parses ``device`` and it works here: SB3 itself
+    moves a run to the CPU without a word when CUDA is missing."""
+    import torch
+
+    if device == "auto":
+        return
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError, TypeError) as e:
+        raise ValueError(f"device={device!r} is not a torch device ({e})") from None
+    if parsed.type not in DEVICE_TYPES:
+        raise ValueError(f"device={device!r}: a run trains on {', '.join(DEVICE_TYPES)} or auto")
+    try:
+        torch.zeros(1, device=parsed)
+    except Exception as e:  # RuntimeError, AssertionError ("not compiled with CUDA"), ...
+        raise ValueError(f"device={device!r} is not available here ({type(e).__name__}: {e})") from None
+
+
+def build_model(config: TrainConfig, env: Any) -> Any:
+    """A fresh MaskablePPO learner of the run's architecture and hyper-parameters."""
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    sizes = config.hidden_sizes
+    return MaskablePPO(
+        "MlpPolicy" if config.obs_encoding == "flat" else "MultiInputPolicy",
+        env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        policy_kwargs={
+            "net_arch": {"pi": sizes, "vf": sizes},
+            "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[config.activation],
+        },
+        seed=config.seeds.learner,
+        device=config.device,
+        verbose=0,
+    )
+
+
+def save_model(model: Any, path: Path) -> None:
+    """An SB3 zip with the actor described in plain JSON (``thirtyone.json``), so a
+    player reads it without unpickling anything (:mod:`agents.ppo`)."""
+    from agents.ppo import model_bytes
+
+    atomic_write(path, model_bytes(model))
+
+
+def load_checkpoint(path: Path, env: Any, config: TrainConfig) -> Any:
+    """The run's model from a checkpoint, with nothing in the file unpickled: SB3's
+    loader gets a copy of the zip made of its plain "data" JSON and the tensors torch
+    read weights-only, and every serialized entry of that data (spaces, schedules,
+    policy class and kwargs, buffers) is replaced, through ``custom_objects``, by what
+    this run's config builds."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo import plain_zip, read_model_zip
+
+    try:
+        saved = read_model_zip(path.read_bytes(), ("policy.pth", "policy.optimizer.pth"))
+        fresh = build_model(config, env)
+        serialized = [k for k, v in saved.data.items() if isinstance(v, dict) and ":serialized:" in v]
+        foreign = [k for k in serialized if k not in vars(fresh)]
+        if foreign:
+            raise ValueError(f"serialized entries this run does not have: {foreign}")
+        custom = {k: getattr(fresh, k) for k in serialized}
+        return MaskablePPO.load(plain_zip(saved), env=env, device=config.device, custom_objects=custom)
+    except Exception as e:  # a truncated zip, a torch error on damaged tensors, ...
+        raise ValueError(f"cannot load checkpoint {path}: {type(e).__name__}: {e}") from None

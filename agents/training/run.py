@@ -1,0 +1,146 @@
+"""A training run from start to end: every check that needs no run folder first
+(:func:`preflight`), then, with the folder locked, the model (fresh or from the last
+checkpoint), the imitation warm start, MaskablePPO with the run's callback, and the
+final and best models. Ctrl-C saves what can be saved; a fresh start that fails
+before saving anything removes the folder it created."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import agents
+from agents.training.collection import load_demonstrations
+from agents.training.config import TrainConfig
+from agents.training.envs import make_vec
+from agents.training.models import build_model, check_device, load_checkpoint, save_model
+from agents.training.run_folder import (
+    checkpoint_steps,
+    last_checkpoint,
+    refuse_existing,
+    remove_failed_start,
+    set_aside_after,
+    store_operational,
+    write_new_run,
+)
+from agents.training.warm_start import warm_start
+from thirtyone_env.files import FolderLock, check_writable_dir
+from thirtyone_env.rules import Rules
+
+
+def check_players(config: TrainConfig) -> None:
+    """Build every named player once, here in the trainer's process: one that cannot be
+    built, or a model made for another table, fails now with its name instead of later
+    inside the env workers."""
+    rules = Rules.resolve(config.rules)
+    teachers = [s for s in (config.imitate, config.imitate_behaviour) if s]
+    for spec in dict.fromkeys((*config.opponent_specs, *config.eval_specs, *teachers)):
+        player = agents.from_spec(spec)
+        check = getattr(player, "check_table", None)
+        if callable(check):
+            check(config.players, rules)
+
+
+def check_can_go_on(config: TrainConfig, steps: int) -> None:
+    """``ValueError`` when a run at ``steps`` has nothing left to train."""
+    if steps >= config.total_timesteps:
+        raise ValueError(
+            f"the run is already at {steps:,} steps of total_timesteps={config.total_timesteps:,}: "
+            "give a larger --total-timesteps to go on"
+        )
+
+
+def preflight(config: TrainConfig, resume: bool) -> Any:
+    """Every check that needs no run folder, before one is created or changed: the
+    place, the device and the demonstrations to fit (loaded here, once: returned)."""
+    check_writable_dir(config.runs_dir, "runs_dir")
+    check_writable_dir(config.run_dir, "run folder")
+    if not resume:
+        refuse_existing(config.run_dir)
+    check_device(config.device)
+    check_players(config)
+    from_start = not resume or last_checkpoint(config.run_dir) is None
+    if config.imitate and config.imitate_from and from_start:
+        return load_demonstrations(config.imitate_from, config)
+    return None
+
+
+def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Run (or go on with) training; returns the run's figures. Every check comes
+    before the run folder is created; the folder is locked for the run (another
+    train.py on it is refused); a fresh start that fails before saving anything
+    removes the folder it created. Raises ``ValueError`` on bad input and
+    ``KeyboardInterrupt`` after saving what can be saved."""
+    import torch
+
+    torch.set_num_threads(config.torch_threads)
+    demos = preflight(config, resume)
+    created = not config.run_dir.exists()
+    with FolderLock(config.run_dir, "run folder"):
+        try:
+            return run_locked(config, resume, progress, demos)
+        except BaseException:
+            if created:
+                remove_failed_start(config.run_dir)
+            raise
+
+
+def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) -> dict[str, Any]:
+    """:func:`train` once the run folder is locked: a resume without a checkpoint
+    (a warm start that was interrupted, a start that failed) starts the run again."""
+    from stable_baselines3.common.logger import configure
+
+    from agents.training.callback import RunCallback
+
+    run_dir = config.run_dir
+    ckpt = last_checkpoint(run_dir) if resume else None
+    if resume:
+        check_can_go_on(config, checkpoint_steps(ckpt))
+        store_operational(config)
+        if ckpt is None:
+            print(f"{run_dir} has no checkpoint: starting the run from the beginning", flush=True)
+    else:
+        refuse_existing(run_dir)
+        write_new_run(config)
+    env = make_vec(config)
+    try:
+        model = load_checkpoint(ckpt, env, config) if ckpt else build_model(config, env)
+        start = model.num_timesteps
+        check_can_go_on(config, start)
+        set_aside_after(run_dir, start if ckpt else -1)
+        if config.imitate and ckpt is None:
+            warm_start(model, config, progress, demos)
+        model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+        callback = RunCallback(config, progress)
+        t0 = time.perf_counter()
+        try:
+            model.learn(
+                config.total_timesteps - start,
+                callback=callback,
+                reset_num_timesteps=ckpt is None,
+            )
+        except KeyboardInterrupt:
+            path = callback.checkpoint()
+            print(
+                f"\ninterrupted at {model.num_timesteps:,} steps: checkpoint saved to {path}", file=sys.stderr
+            )
+            raise
+        elapsed = time.perf_counter() - t0
+        if config.eval_every and callback.evaluated != model.num_timesteps:
+            callback.num_timesteps = model.num_timesteps
+            callback.evaluate()  # the final policy is a candidate for the best model too
+            model.logger.dump(model.num_timesteps)
+        callback.checkpoint()
+        save_model(model, run_dir / "final_model.zip")
+        if not (run_dir / "best_model.zip").exists():
+            save_model(model, run_dir / "best_model.zip")
+    finally:
+        env.close()
+    steps = model.num_timesteps - start
+    figures = {"timesteps": model.num_timesteps, "elapsed_s": elapsed, "steps_per_s": steps / elapsed}
+    print(
+        f"trained {steps:,} steps in {elapsed:.1f}s ({steps / elapsed:,.0f} steps/s, {config.vec} env); "
+        f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_model.zip'}"
+    )
+    return figures

@@ -1,0 +1,164 @@
+"""The run folder ``runs/<name>/``: a fresh run starts only in a new or empty folder
+(never over another run's files), its config and library versions are stored there,
+its last checkpoint is found there, and a resume keeps everything an earlier part
+wrote (logs and evaluation rows after the checkpoint are set aside, never replaced)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+import re
+import shutil
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from agents.training.config import OPERATIONAL, TrainConfig
+from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
+from thirtyone_env.files import FolderLock, atomic_write
+
+CONFIG = "config.json"
+VERSIONS = "versions.json"
+CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
+
+
+def library_versions() -> dict[str, str]:
+    """Python's version and those of the libraries a run depends on."""
+    out = {"python": platform.python_version()}
+    for dist in ("thirtyone", "numpy", "gymnasium", "stable_baselines3", "sb3_contrib", "torch"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def last_checkpoint(run_dir: Path) -> Path | None:
+    """The checkpoint of the most steps in ``run_dir`` (``None``: none)."""
+    found = [
+        (int(m.group(1)), p)
+        for p in (run_dir / "checkpoints").glob("ckpt_*.zip")
+        if (m := CHECKPOINT.search(p.name))
+    ]
+    return max(found)[1] if found else None
+
+
+def checkpoint_steps(path: Path | None) -> int:
+    """The steps a checkpoint's name says (0 for none: a run from the start)."""
+    m = CHECKPOINT.search(path.name) if path is not None else None
+    return int(m.group(1)) if m else 0
+
+
+def free_name(path: Path) -> Path:
+    """``path``, else ``<stem>_2<suffix>``, ``<stem>_3<suffix>``, ...: the first name not
+    taken (a log or result is never replaced)."""
+    candidate, k = path, 1
+    while candidate.exists() or candidate.is_symlink():
+        k += 1
+        candidate = path.with_name(f"{path.stem}_{k}{path.suffix}")
+    return candidate
+
+
+def refuse_existing(run_dir: Path) -> None:
+    """A fresh run starts in a new (or empty) folder: never over another run's files."""
+    if (run_dir / CONFIG).exists():
+        raise ValueError(
+            f"run folder {run_dir} exists: resume it with --resume {run_dir}, or pick another --run-name"
+        )
+    if run_dir.is_dir() and any(p.name != FolderLock.NAME for p in run_dir.iterdir()):
+        raise ValueError(f"{run_dir} is not empty and holds no run (no config.json): pick another --run-name")
+
+
+def write_new_run(config: TrainConfig) -> None:
+    """A fresh run's ``config.json`` and ``versions.json``."""
+    atomic_write(config.run_dir / CONFIG, json.dumps(dataclasses.asdict(config), indent=2))
+    atomic_write(config.run_dir / VERSIONS, json.dumps(library_versions(), indent=2))
+
+
+def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
+    """The config of the run in ``run_dir`` to go on with: its ``config.json`` with the
+    operational fields ``given`` (no other field may differ); ``ValueError`` naming the
+    file when it is not a run config, or naming the fields given otherwise."""
+    stored_path = run_dir / CONFIG
+    if not stored_path.is_file():
+        raise ValueError(f"cannot resume: {stored_path} not found (is {run_dir} a run folder?)")
+    try:
+        stored = json.loads(stored_path.read_text())
+        names = {f.name for f in dataclasses.fields(TrainConfig)}
+        if not isinstance(stored, dict):
+            raise ValueError("it is not a JSON object")
+        if set(stored) != names:
+            odd = sorted(names ^ set(stored))
+            raise ValueError(f"its fields are not those of this train.py (differ: {', '.join(odd)})")
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
+        raise ValueError(f"cannot resume: {stored_path} is not a run config ({e})") from None
+    different = {k: (stored[k], v) for k, v in given.items() if k not in OPERATIONAL and stored[k] != v}
+    if different:
+        listed = ", ".join(f"{k}: run has {a!r}, given {b!r}" for k, (a, b) in different.items())
+        raise ValueError(f"cannot resume {run_dir} with another config ({listed})")
+    for k in OPERATIONAL:
+        stored[k] = given.get(k, stored[k])
+    try:
+        config = TrainConfig(**stored)
+        where = run_dir.resolve()
+        if config.run_dir.resolve() != where:
+            # the folder was moved or renamed: train where it is now
+            config = dataclasses.replace(config, runs_dir=str(where.parent), run_name=where.name)
+    except ValueError as e:
+        raise ValueError(f"cannot resume: {stored_path}: {e}") from None
+    return config
+
+
+def store_operational(config: TrainConfig) -> None:
+    """Record in the run's config.json how far a resumed run now goes (the only fields
+    a resume may change), once the resume is known to go ahead."""
+    path = config.run_dir / CONFIG
+    stored = json.loads(path.read_text())
+    changed = {k: getattr(config, k) for k in OPERATIONAL if stored.get(k) != getattr(config, k)}
+    if changed:
+        atomic_write(path, json.dumps({**stored, **changed}, indent=2))
+
+
+def remove_failed_start(run_dir: Path) -> None:
+    """Remove the folder a fresh start created when it failed before saving anything
+    useful (a checkpoint or demonstrations): all in it is that start's own."""
+    useful = any((run_dir / "checkpoints").glob("*.zip")) or any(run_dir.glob("demonstrations*.npz"))
+    if run_dir.is_dir() and not useful:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        print(f"train.py: removed {run_dir}: the run stopped before saving anything", file=sys.stderr)
+
+
+def set_aside_after(run_dir: Path, steps: int) -> None:
+    """Before a run goes on from ``steps`` (-1: from the start): keep the log so far
+    under a name of its own (SB3 starts ``progress.csv`` anew), and set aside the
+    evaluation rows later than ``steps`` (written after the last checkpoint, before a
+    crash) with the best model they chose, so they take no part in choosing the next.
+    Nothing is deleted or replaced."""
+    log = run_dir / "logs" / "progress.csv"
+    if log.exists():
+        log.rename(free_name(run_dir / "logs" / f"progress_to_{max(steps, 0):012d}.csv"))
+    rows = read_evaluations(run_dir)
+    kept = [r for r in rows if int(r["timesteps"]) <= steps]
+    if len(kept) == len(rows):
+        return
+    aside = free_name(run_dir / "evaluations_set_aside.csv")
+    write_evaluations(run_dir, [r for r in rows if int(r["timesteps"]) > steps], aside.name)
+    write_evaluations(run_dir, kept)  # after the copy: a crash between them loses nothing
+    print(
+        f"{len(rows) - len(kept)} evaluation rows after {max(steps, 0):,} steps (where the run goes on) "
+        f"moved to {aside}",
+        flush=True,
+    )
+    best = run_dir / "best_model.zip"
+    chosen = best_evaluation(rows)[0]
+    if best.exists() and chosen is not None and chosen > steps:
+        moved = best.rename(free_name(run_dir / "best_model_set_aside.zip"))
+        source = best_evaluation(kept)[0]
+        restore = run_dir / "checkpoints" / f"ckpt_{source or 0:012d}.zip"
+        note = "no model of the best evaluation kept: the next evaluation chooses anew"
+        if source is not None and restore.exists():
+            atomic_write(best, restore.read_bytes())
+            note = f"best_model.zip is again the model evaluated at {source:,} steps"
+        print(f"the best model they chose moved to {moved}; {note}", flush=True)

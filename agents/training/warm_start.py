@@ -1,0 +1,116 @@
+"""The imitation warm start of a run (see :mod:`agents.imitation`): fit the fresh
+network to demonstrations given (``--imitate-from``), saved in the run folder (a run
+started again) or collected now, going on from those an interrupted collection saved;
+Ctrl-C keeps what was collected and says how to go on."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from agents.training.collection import (
+    DEMONSTRATIONS,
+    PARTIAL_DEMONSTRATIONS,
+    CollectionInterrupted,
+    collection_meta,
+    demonstrations,
+    is_first_jobs,
+    load_demonstrations,
+    read_demonstrations,
+    save_demonstrations,
+)
+from agents.training.config import TrainConfig
+
+
+def read_partial(config: TrainConfig) -> Any:
+    """The decisions an interrupted collection of this run saved, if they are the
+    first jobs of the same collection (else ``None``: collected anew, with a note)."""
+    path = config.run_dir / PARTIAL_DEMONSTRATIONS
+    if not path.exists():
+        return None
+    done = read_demonstrations(path)
+    if not is_first_jobs(done, config):
+        print(f"note: {path} is not part of this collection: collecting anew", file=sys.stderr)
+        return None
+    print(f"imitation: going on from the {len(done):,} decisions saved in {path}", flush=True)
+    return done
+
+
+def collect_demonstrations(config: TrainConfig, progress: bool) -> Any:
+    """Collect the run's demonstrations, going on from those an interrupted collection
+    saved; on Ctrl-C save what was collected and say how to go on."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=config.imitate_decisions, unit="decision", unit_scale=True, desc=f"imitate {config.imitate}"
+        )
+    done = read_partial(config)
+    try:
+        return demonstrations(config, progress=bar.update if bar else None, done=done)
+    except CollectionInterrupted as e:
+        if bar:
+            bar.close()
+            bar = None
+        saved = e.collected
+        path = config.run_dir / PARTIAL_DEMONSTRATIONS
+        if saved is not None and len(saved) > (len(done) if done is not None else 0):
+            saved.meta = collection_meta(config, complete=False)
+            save_demonstrations(saved, path)
+        if saved is not None:
+            print(
+                f"\ninterrupted during the imitation warm start: {len(saved):,} of "
+                f"{config.imitate_decisions:,} decisions saved to {path}; go on with: "
+                f"python train.py --resume {config.run_dir}",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                "\ninterrupted during the imitation warm start, before a collection job finished",
+                file=sys.stderr,
+            )
+        raise
+    finally:
+        if bar:
+            bar.close()
+
+
+def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = None) -> None:
+    """The imitation warm start (see :mod:`agents.imitation`): fit ``demos`` (from
+    ``--imitate-from``), else the demonstrations saved in the run folder (a run started
+    again), else collect them; saved in the run folder before the fit."""
+    from agents.imitation import pretrain
+
+    t0 = time.perf_counter()
+    saved = config.run_dir / DEMONSTRATIONS
+    if demos is None and saved.exists():
+        demos = load_demonstrations(str(saved), config)
+        print(f"imitation: fitting the {len(demos):,} decisions saved in {saved}", flush=True)
+    elif demos is None:
+        demos = collect_demonstrations(config, progress)
+    if not saved.exists():
+        save_demonstrations(demos, saved)
+    (config.run_dir / PARTIAL_DEMONSTRATIONS).unlink(missing_ok=True)  # a prefix of the saved ones
+    try:
+        stats = pretrain(
+            model,
+            demos,
+            config.imitate_epochs,
+            seed=config.seeds.learner,
+            knock_weight=config.imitate_knock_weight,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted while fitting the demonstrations (kept in {saved}); go on with: "
+            f"python train.py --resume {config.run_dir}",
+            file=sys.stderr,
+        )
+        raise
+    print(
+        f"imitation of {config.imitate}: {len(demos):,} decisions, {config.imitate_epochs} epochs, "
+        f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "
+        f"({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
