@@ -12,7 +12,17 @@ State layout (``N`` games, ``n`` seats): ``g[N, G_*]`` int32 scalars per game (c
 constants below), ``seat_i[N, n, S_*]`` int32 per seat, ``hands[N, n, 4]``,
 ``stock[N, 52]`` (top card last, ``g[:, G_SLEN]`` long), ``pile[N, 52]`` (the discard
 pile, top last), ``known[N, n]`` int64 bitmasks, ``disc_seat`` / ``disc_order``
-``[N, 52]``. Rule values travel in one int64 array (``R_*``) and the value table.
+``[N, 52]``. Rule values travel in one int64 array (slots ``R_*``) and the value table:
+:mod:`thirtyone_env.kernel_rules` declares, for every ``Rules`` field, how it reaches
+the kernels or why it need not (and so which rules they play at all).
+
+Every number another module owns is imported from it, never restated: the phases
+(engine), the action ids (actions), the card count and lookup stride (cards), the
+turn scale (encoding), the rules slots and option codes (kernel_rules). Numba reads
+such module globals as compile-time constants, and its cache checks only this file:
+after changing one of them in its owner, clear the cache
+(``thirtyone_env/__pycache__/batch_kernels.*``; ``tests/test_kernel_mirror.py`` fails
+on a stale one).
 """
 
 from __future__ import annotations
@@ -20,12 +30,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, STAND, TAKE_DISCARD
 from thirtyone_env.batch_rng import integers, shuffle
-
-# The phases are the engine's own numbers. Numba bakes them in when it compiles and its
-# cache checks only this file: after renumbering them in the engine, clear the cache.
+from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE
+from thirtyone_env.encoding import TURN_SCALE
 from thirtyone_env.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
+from thirtyone_env.kernel_rules import (
+    EPISODE_ROUND,
+    EXHAUSTED_RESHUFFLE,
+    EXHAUSTED_SHOWDOWN,
+    R_BLITZ2,
+    R_BLITZ_LATE,
+    R_EPISODE,
+    R_EXHAUSTED,
+    R_FREE_RIDE,
+    R_KFT,
+    R_LIVES,
+    R_MAX_ROUNDS,
+    R_MAX_TURNS,
+    R_PENALTY,
+    R_RETURN,
+    R_REWARD,
+    R_STAND,
+    R_TIE,
+    TIE_KNOCKER_PAYS,
+    TIE_KNOCKER_PAYS_PENALTY,
+    TIE_KNOCKER_SAFE,
+)
+from thirtyone_env.rewards import LIVES, WIN, settled_reward
 
 # per game scalars
 G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
@@ -34,12 +66,8 @@ NUM_G = 15
 # per seat
 S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE = range(6)
 NUM_S = 6
-# rules
-R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE, R_MAX_TURNS, R_EXHAUSTED = range(7)
-R_TIE, R_PENALTY, R_FREE_RIDE, R_MAX_ROUNDS, R_LIVES, R_EPISODE, R_REWARD = range(7, 14)
-NUM_R = 14
-EXHAUSTED = {"void": 0, "reshuffle": 1, "showdown": 2}
-TIES = {"knocker_pays": 0, "knocker_safe": 1, "all_lose": 2, "knocker_pays_penalty": 3}
+#: The envs' reward of a settled round (``rewards.settled_reward``), compiled.
+reward_of = njit(cache=True, inline="always")(settled_reward)
 
 # statuses: what a game waits for
 AGENT, OVER = 0, 3
@@ -51,12 +79,12 @@ OPP_GREEDY, OPP_RANDOM = 0, 1
 
 @njit(cache=True, inline="always")
 def value(t, a, b, c):
-    return t[a * 2704 + b * 52 + c]
+    return t[a * PAIR_STRIDE + b * NUM_CARDS + c]
 
 
 @njit(cache=True, inline="always")
 def hand_value(t, hands, i, p):
-    return t[hands[i, p, 0] * 2704 + hands[i, p, 1] * 52 + hands[i, p, 2]]
+    return t[hands[i, p, 0] * PAIR_STRIDE + hands[i, p, 1] * NUM_CARDS + hands[i, p, 2]]
 
 
 @njit(cache=True, inline="always")
@@ -161,16 +189,16 @@ def settle_showdown(g, seat_i, hands, R, i, n, knocker, t):
         if seat_i[i, p, S_HLEN] != 3 or hand_value(t, hands, i, p) != low:
             continue
         if knocker_tied:
-            if n_tied == 1 or tie == 3:
+            if n_tied == 1 or tie == TIE_KNOCKER_PAYS_PENALTY:
                 if p == knocker:
                     seat_i[i, p, S_CHARGE] = R[R_PENALTY]
-            elif tie == 0:
+            elif tie == TIE_KNOCKER_PAYS:
                 if p == knocker:
                     seat_i[i, p, S_CHARGE] = 1
-            elif tie == 1:
+            elif tie == TIE_KNOCKER_SAFE:
                 if p != knocker:
                     seat_i[i, p, S_CHARGE] = 1
-            else:
+            else:  # all_lose
                 seat_i[i, p, S_CHARGE] = 1
         else:
             seat_i[i, p, S_CHARGE] = 1
@@ -187,10 +215,10 @@ def begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
         return
     if g[i, G_KNOCKER] < 0 and g[i, G_SLEN] == 0:
         mode = R[R_EXHAUSTED]
-        if mode == 2:
+        if mode == EXHAUSTED_SHOWDOWN:
             settle_showdown(g, seat_i, hands, R, i, n, -1, t)
             return
-        if mode == 1:
+        if mode == EXHAUSTED_RESHUFFLE:
             m = g[i, G_PLEN] - 1
             perm = np.arange(m)
             shuffle(rs, i, perm, m)
@@ -313,7 +341,7 @@ def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
             idx = 0
             for j in range(4):
                 if j != k:
-                    idx = idx * 52 + hands[i, p, j]
+                    idx = idx * NUM_CARDS + hands[i, p, j]
             v = t[idx]
             if ((v > best) | ((v == best) & (c < best_card))) & is_legal(
                 g, seat_i, hands, R, i, DISCARD_BASE + c
@@ -429,7 +457,7 @@ def deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, 
     g[i, G_DRAWN] = -1
     g[i, G_TOOK] = -1
     g[i, G_CUR] = -1
-    for c in range(52):
+    for c in range(NUM_CARDS):
         disc_seat[i, c] = -1
         disc_order[i, c] = -1
     for p in range(n):
@@ -452,15 +480,12 @@ def play_opponents(
     while True:
         phase = g[i, G_PHASE]
         if phase >= ROUND_OVER:
-            if R[R_REWARD] == 0:
-                rew[i] -= seat_i[i, me, S_LOSS]
-            elif g[i, G_OUTCOME] & ELIMINATED:
-                rew[i] -= 1.0
-            elif (phase == GAME_OVER) & (g[i, G_OUTCOME] & WON != 0):
-                rew[i] += 1.0
+            outcome = g[i, G_OUTCOME]
+            loss = seat_i[i, me, S_LOSS]
+            rew[i] += reward_of(R[R_REWARD], -float(loss), (outcome & ELIMINATED) != 0, (outcome & WON) != 0)
             for p in range(n):
                 seat_i[i, p, S_LOSS] = 0
-            if phase == GAME_OVER or seat_i[i, me, S_ACTIVE] == 0 or R[R_EPISODE] == 1:
+            if phase == GAME_OVER or seat_i[i, me, S_ACTIVE] == 0 or R[R_EPISODE] == EPISODE_ROUND:
                 g[i, G_STATUS] = OVER
                 return
             deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, -1)
@@ -534,7 +559,7 @@ def new_game(
         )
         if g[i, G_STATUS] != OVER:
             break
-    pending[i] = rew[i] if R[R_EPISODE] == 0 else 0.0
+    pending[i] = rew[i] if R[R_EPISODE] != EPISODE_ROUND else 0.0
 
 
 @njit(cache=True)
@@ -611,7 +636,7 @@ def step_games(
         rew[i] = pending[i]
         pending[i] = 0.0
         a = actions[i]
-        if a < 0 or a >= 56 or not is_legal(g, seat_i, hands, R, i, a):
+        if a < 0 or a >= NUM_ACTIONS or not is_legal(g, seat_i, hands, R, i, a):
             illegal[i] = True
             rew[i] = -1.0
             g[i, G_STATUS] = OVER
@@ -696,7 +721,7 @@ def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, de
         for p in range(n):
             m = known[i, p]
             if (m != 0) & (p != me):
-                row = o_known - 52 + ((p - me) % n) * 52
+                row = o_known + ((p - me) % n - 1) * NUM_CARDS
                 while m:
                     low = m & -m
                     c = 0
@@ -719,15 +744,15 @@ def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, de
                 o[o_active + (p - me) % n] = 1.0
         nd = g[i, G_NDISC]
         if nd > 0:
-            for c in range(52):
+            for c in range(NUM_CARDS):
                 s = disc_seat[i, c]
                 if s >= 0:
                     age = (nd - 1) - disc_order[i, c]
-                    o[o_hist + ((s - me) % n) * 52 + c] = 1.0 / (1.0 + age)
+                    o[o_hist + ((s - me) % n) * NUM_CARDS + c] = 1.0 / (1.0 + age)
         for p in range(n):
             o[o_lives + (p - me) % n] = min(1.0, seat_i[i, p, S_LIVES] / R[R_LIVES])
         o[o_stock] = g[i, G_SLEN] / deck_size
-        o[o_turn] = min(1.0, seat_i[i, me, S_TURNS] / 20)
+        o[o_turn] = min(1.0, seat_i[i, me, S_TURNS] / TURN_SCALE)
         if h == 4:
             a, b, c, d = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2], hands[i, me, 3]
             k0, k1, k2, k3 = value(t, b, c, d), value(t, a, c, d), value(t, a, b, d), value(t, a, b, c)
@@ -854,3 +879,23 @@ def step_encode(
         np.arange(g.shape[0]),
     )
     masks(g, seat_i, hands, R, mask_out)
+
+
+@njit(cache=True)
+def baked_constants():
+    """The imported constants (and a few rewards) as the compiled, maybe cached, kernels
+    hold them; its ``py_func`` gives their owners' values now. They differ after an
+    owner changed one and the numba cache was not cleared (``tests/test_kernel_mirror.py``
+    checks)."""
+    return (
+        DRAW, DISCARD, ROUND_OVER, GAME_OVER, DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND, DISCARD_BASE,
+        NUM_ACTIONS, NUM_CARDS, PAIR_STRIDE, TURN_SCALE, R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE,
+        R_MAX_TURNS, R_EXHAUSTED, R_TIE, R_PENALTY, R_FREE_RIDE, R_MAX_ROUNDS, R_LIVES, R_EPISODE,
+        R_REWARD, EXHAUSTED_RESHUFFLE, EXHAUSTED_SHOWDOWN, TIE_KNOCKER_PAYS, TIE_KNOCKER_SAFE,
+        TIE_KNOCKER_PAYS_PENALTY, EPISODE_ROUND, LIVES, WIN,
+        # the reward function is compiled into the kernels too (a change to it leaves
+        # them stale the same way)
+        reward_of(LIVES, -2.0, False, False), reward_of(LIVES, 1.0, True, True),
+        reward_of(WIN, -2.0, True, False), reward_of(WIN, -1.0, False, True),
+        reward_of(WIN, -1.0, False, False), reward_of(WIN, 0.0, True, True),
+    )  # fmt: skip

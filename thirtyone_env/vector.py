@@ -53,15 +53,19 @@ from thirtyone_env.rules import Rules
 def _opponent_kind(opponent: Any) -> tuple[int, float] | None:
     """(kernel kind, knock level) of an opponent the kernels can play, else None."""
     if opponent == "greedy" or type(opponent) is GreedyPolicy:
-        return K.OPP_GREEDY, float(getattr(opponent, "knock_at", 25))
+        return K.OPP_GREEDY, float(getattr(opponent, "knock_at", GreedyPolicy().knock_at))
     if opponent == "random" or type(opponent) is RandomPolicy:
         return K.OPP_RANDOM, 0.0
     return None
 
 
 def batchable(rules: Rules) -> bool:
-    """Whether the compiled kernels play these rules (the stock game with lives)."""
-    return rules.table == "stock" and rules.scoring == "lives"
+    """Whether the compiled kernels play these rules (the stock game with lives): every
+    field's value is one they play, as :data:`~thirtyone_env.kernel_rules.MIRROR`
+    declares field by field."""
+    from thirtyone_env import kernel_rules
+
+    return kernel_rules.batchable(rules)
 
 
 class ThirtyOneVectorEnv(gym.vector.VectorEnv):
@@ -149,32 +153,19 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.g = np.zeros((N, K.NUM_G), dtype=np.int32)
         self.seat_i = np.zeros((N, n, K.NUM_S), dtype=np.int32)
         self.hands = np.full((N, n, 4), -1, dtype=np.int64)
-        self.stock = np.zeros((N, 52), dtype=np.int64)
-        self.pile = np.zeros((N, 52), dtype=np.int64)
+        self.stock = np.zeros((N, K.NUM_CARDS), dtype=np.int64)
+        self.pile = np.zeros((N, K.NUM_CARDS), dtype=np.int64)
         self.known = np.zeros((N, n), dtype=np.int64)
-        self.disc_seat = np.full((N, 52), -1, dtype=np.int32)
-        self.disc_order = np.full((N, 52), -1, dtype=np.int32)
+        self.disc_seat = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
+        self.disc_order = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
         self.rs = np.zeros((N, ROW), dtype=np.uint64)  # each game's PCG64 generator
         self.rew = np.zeros(N, dtype=np.float64)
         self.pending = np.zeros(N, dtype=np.float64)
         self.table = np.asarray(hand_table(rules), dtype=np.float64)
         self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
-        R = np.zeros(K.NUM_R, dtype=np.int64)
-        R[K.R_BLITZ2] = round(2 * rules.blitz_value)
-        R[K.R_KFT] = rules.knock_from_turn
-        R[K.R_RETURN] = rules.allow_discard_return
-        R[K.R_STAND] = rules.stand_after_knock
-        R[K.R_BLITZ_LATE] = rules.blitz_after_knock
-        R[K.R_MAX_TURNS] = rules.max_turns_per_round
-        R[K.R_EXHAUSTED] = K.EXHAUSTED[rules.stock_exhausted]
-        R[K.R_TIE] = K.TIES[rules.knocker_tie]
-        R[K.R_PENALTY] = rules.knocker_penalty
-        R[K.R_FREE_RIDE] = rules.free_ride
-        R[K.R_MAX_ROUNDS] = rules.max_rounds
-        R[K.R_LIVES] = rules.lives
-        R[K.R_EPISODE] = EPISODES.index(self.episode)
-        R[K.R_REWARD] = REWARDS.index(self.reward_kind)
-        self.R = R
+        from thirtyone_env.kernel_rules import pack
+
+        self.R = pack(rules, self.episode, self.reward_kind)
         self.opp_kind = np.array([k for k, _ in kinds], dtype=np.int64)
         self.opp_knock2 = np.array([2 * x for _, x in kinds], dtype=np.float64)
         self.offsets = np.array([self.layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
