@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.actions import KNOCK
-from thirtyone_env.engine import ROUND_OVER, GameState, apply_action, clone_state
-from thirtyone_env.match import policy_move
+from thirtyone_env.driver import encodings_of, player_move, reset_players, rollout_value
+from thirtyone_env.engine import GameState
 from thirtyone_env.views import player_view
 
 
@@ -137,29 +137,17 @@ class Demonstrations:
                 raise ValueError(f"{name}[{illegal[0]}]={ids[illegal[0]]} is not legal under its mask")
 
 
-def _seat_policy(env: Any, seat: int, me: int, teacher: Any) -> Any:
-    return teacher if seat == me else env.opponents[(seat - me) % env.num_players - 1]
-
-
 def _round_utility(
     env: Any, start: GameState, action: int, teacher: Any, seed: int, elimination_penalty: float
 ) -> float:
     """Minus the lives ``action`` and what follows cost the agent this round (and
     ``elimination_penalty`` more if that puts it out), played on a copy of the true
     position: the teacher in the agent's seat, the env's opponents in theirs."""
-    s = clone_state(start)
     me = env.seat
-    rng = np.random.default_rng(seed)
-    apply_action(s, action, rng)
-    while s.phase < ROUND_OVER:
-        policy = _seat_policy(env, s.current, me, teacher)
-        encoding = getattr(policy, "obs_encoding", env.obs_encoding)
-        policy_move(s, policy, encoding, env.obs_layout, rng, "rollout")
-    result = s.result
-    if result.gains:
-        return float(result.gains[me])
-    loss = float(result.losses[me])
-    return -loss - (elimination_penalty if loss and me in result.eliminated else 0.0)
+    n = env.num_players
+    players = [teacher if p == me else env.opponents[(p - me) % n - 1] for p in range(n)]
+    move = player_move(players, encodings_of(players, env.obs_encoding), env.obs_layout, "rollout")
+    return rollout_value(start, action, move, np.random.default_rng(seed), me, elimination_penalty)
 
 
 def knock_gain(
@@ -223,9 +211,7 @@ def collect(
     n = 0
     obs, info = env.reset(seed=seed)
     while n < decisions:
-        for player in players:
-            if callable(getattr(player, "reset", None)):
-                player.reset(rng)
+        reset_players(players, rng)
         start, rewards = n, []
         done = False
         while not done:

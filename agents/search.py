@@ -41,17 +41,17 @@ import numpy as np
 
 from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.cards import hand_table, value_with
+from thirtyone_env.driver import Move, rollout_value
 from thirtyone_env.engine import (
     CONTINUE,
     DISCARD,
     DRAW,
-    ROUND_OVER,
     GameState,
     apply_action,
-    clone_state,
     from_position,
     legal_mask,
 )
+from thirtyone_env.rules import Rules
 from thirtyone_env.table_strategy import table_move
 from thirtyone_env.views import PlayerView, player_view
 
@@ -309,23 +309,21 @@ class SearchPlayer:
     def _rollout(self, world: GameState, action: int, v: PlayerView) -> float:
         """Play ``action`` in a copy of ``world``, then the rollout policy in every
         seat to the end of the round; the utility for this seat."""
-        s = clone_state(world)
-        rng = self.rng
-        apply_action(s, action, rng)
+        move = self._rollout_move(v.rules)
+        return rollout_value(world, action, move, self.rng, v.seat, self.elimination_penalty)
+
+    def _rollout_move(self, rules: Rules) -> Move:
+        """The rollout policy's move for the seat to act."""
         if self.rollout == "expert":
-            expert = self._expert
-            while s.phase < ROUND_OVER:
-                apply_action(s, expert.act(player_view(s, s.current), legal_mask(s)), rng)
-        else:
-            table = hand_table(v.rules)
-            knocks = self.knocks
-            policy = self._policy
-            while s.phase < ROUND_OVER:
-                apply_action(s, policy(s, table, knocks), rng)
-        if v.rules.scoring != "lives":
-            return float(s.result.gains[v.seat])
-        loss = s.result.losses[v.seat]
-        utility = -float(loss)
-        if loss and v.seat in s.result.eliminated:
-            utility -= self.elimination_penalty
-        return utility
+            return self._expert_move
+        table = hand_table(rules)
+        knocks = self.knocks
+        policy = self._policy
+
+        def move(s: GameState, rng: np.random.Generator) -> None:
+            apply_action(s, policy(s, table, knocks), rng)
+
+        return move
+
+    def _expert_move(self, s: GameState, rng: np.random.Generator) -> None:
+        apply_action(s, self._expert.act(player_view(s, s.current), legal_mask(s)), rng)

@@ -284,7 +284,9 @@ class ThirtyOneEnv(gym.Env):
             info = self._info()
             info["illegal_action"] = rejected
             return self._observe(self.seat, self.obs_encoding), -1.0, True, False, info
-        self._table.play(a)
+        table = self._table
+        table.state = s  # the game is the env's ``state`` (a caller may have set it)
+        table.play(a)
         reward, terminated, results = self._play_others()
         reward += self._pending
         self._pending = 0.0

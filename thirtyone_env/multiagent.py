@@ -171,8 +171,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards[agent] = 0.0
         for a in self.rewards:
             self.rewards[a] = 0.0
-        self._table.play(action_id)
-        self._table.settle()
+        table = self._table
+        table.state = s  # the game is ``state_`` (a caller may have set it)
+        table.play(action_id)
+        table.settle()
         if s.phase != GAME_OVER:
             self.agent_selection = self.possible_agents[s.current]
         self._accumulate_rewards()

@@ -1,0 +1,223 @@
+"""The table driver (``thirtyone_env.driver``) and the settled-round reward
+(``thirtyone_env.rewards``) on stacked decks and crafted results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import deal, heads_up_known
+
+from agents.expert import ExpertPlayer
+from agents.imitation import _round_utility
+from thirtyone_env.actions import DRAW_STOCK, KNOCK, discard_action
+from thirtyone_env.cards import parse_card
+from thirtyone_env.driver import NOBODY, Table, reset_players, rollout_value, round_value
+from thirtyone_env.engine import DRAW, GAME_OVER, ROUND_OVER, RoundResult, apply_action, legal_mask, new_game
+from thirtyone_env.env import ThirtyOneEnv
+from thirtyone_env.policies import GreedyPolicy
+from thirtyone_env.rewards import LIVES, WIN, seat_reward, settled_reward
+from thirtyone_env.rules import Rules
+from thirtyone_env.views import player_view
+
+
+class Scripted:
+    """A player that plays a fixed list of moves and notes which seats it was asked for."""
+
+    obs_encoding = "view"
+
+    def __init__(self, moves: list[int]) -> None:
+        self.moves = list(moves)
+        self.asked: list[int] = []
+
+    def act(self, observation, action_mask) -> int:
+        self.asked.append(observation.seat)
+        return self.moves.pop(0)
+
+
+class Resettable:
+    """A player that notes the generators it is reset with."""
+
+    def __init__(self, log: list) -> None:
+        self.log = log
+
+    def reset(self, rng) -> None:
+        self.log.append((self, rng))
+
+    def act(self, observation, action_mask) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def _blitz_deal(lives: int = 4, free_ride: bool = True):
+    """Three seats, seat 1 dealt a 31 (a blitz at the deal), dealer 2."""
+    rules = Rules(lives=lives, free_ride=free_ride)
+    return deal(["2c 3d 5h", "Ah Kh Qh", "4c 6d 8s"], "9c", dealer=2, rules=rules)
+
+
+def test_advance_stops_at_the_chosen_seats_decision():
+    """Dealer 2: seats 0 and 1 take their turns (draw, discard) and the table stops
+    when seat 2 must draw, with nothing settled."""
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
+    p0 = Scripted([DRAW_STOCK, discard_action(parse_card("2c"))])
+    p1 = Scripted([DRAW_STOCK, discard_action(parse_card("4c"))])
+    table = Table(s, [p0, p1, None], rng)
+    assert table.advance(2) is False
+    assert (s.current, s.phase) == (2, DRAW)
+    assert p0.asked == [0, 0] and p1.asked == [1, 1]
+    assert table.results == [] and table.histories == [] and not table.ended
+    assert s.hands[0] == [parse_card(c) for c in ("3d", "5h", "2h")]
+    assert s.hands[1] == [parse_card(c) for c in ("6d", "8s", "3h")]
+
+
+def test_settled_rounds_are_reported_and_the_next_round_dealt():
+    """A dealt 31 settles before anyone moves: the table reports it (results,
+    histories, on_settle at the settlement, on_deal after the new deal) and stops at
+    seat 0's first decision of round 2."""
+    s, rng = _blitz_deal()
+    seen = []
+    table = Table(
+        s,
+        [None, GreedyPolicy(), GreedyPolicy()],
+        rng,
+        on_settle=lambda st: seen.append(("settle", st.round_no, st.phase, st.result.reason)),
+        on_deal=lambda st: seen.append(("deal", st.round_no, st.phase, None)),
+    )
+    assert table.advance(0) is False
+    assert [r.reason for r in table.results] == ["blitz"]
+    assert table.results[0].losses == (1, 0, 1)
+    assert len(table.histories) == 1 and table.histories[0][-1][0] == "settle"
+    assert seen[0] == ("settle", 1, ROUND_OVER, "blitz")
+    assert seen[1][:2] == ("deal", 2) and seen[1][2] < ROUND_OVER
+    assert s.round_no >= 2 and s.current == 0 and s.phase < ROUND_OVER
+
+
+def test_the_table_ends_when_the_seat_waited_for_is_out():
+    """One life and no free ride: the blitz puts seats 0 and 2 out, seat 1 wins; the
+    table ends at once and stays ended."""
+    s, rng = _blitz_deal(lives=1, free_ride=False)
+    table = Table(s, [None, GreedyPolicy(), GreedyPolicy()], rng)
+    assert table.advance(0) is True
+    assert table.ended and s.phase == GAME_OVER and s.winners == (1,)
+    assert table.results[0].eliminated == (0, 2)
+    assert table.advance(0) is True and len(table.results) == 1
+
+
+def test_one_round_ends_after_the_first_settlement():
+    s, rng = _blitz_deal()
+    table = Table(s, [None, GreedyPolicy(), GreedyPolicy()], rng, one_round=True)
+    assert table.advance(0) is True
+    assert s.phase == ROUND_OVER and s.round_no == 1 and len(table.results) == 1
+
+
+def test_settle_only_settles_and_deals():
+    """``settle`` moves no player: at a decision it changes nothing; after a settled
+    round it deals the next and stops at the first decision, whoever's it is."""
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", dealer=2)
+    table = Table(s, [None] * 3, rng)
+    assert table.settle() is False and s.current == 0 and s.phase == DRAW
+    s, rng = _blitz_deal()
+    table = Table(s, [None] * 3, rng)
+    assert table.settle() is False
+    assert len(table.results) == 1 and s.round_no == 2 and s.phase < ROUND_OVER
+
+
+def test_nobody_plays_the_game_out_and_one_seed_gives_one_game():
+    """``advance(NOBODY)`` plays to the game's end; the same seed gives the same rounds."""
+
+    def game(seed: int):
+        rng = np.random.default_rng(seed)
+        table = Table(new_game(Rules(), 4, rng), [GreedyPolicy() for _ in range(4)], rng)
+        assert table.advance(NOBODY) is True
+        return table
+
+    a, b = game(5), game(5)
+    assert a.state.phase == GAME_OVER
+    assert len(a.results) == a.state.round_no == len(a.histories)
+    assert a.results == b.results and a.state.winners == b.state.winners
+
+
+def test_a_table_needs_one_player_per_seat():
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s"], "Th", dealer=1)
+    with pytest.raises(ValueError, match="2 seats needs 2 players, got 3"):
+        Table(s, [None] * 3, rng)
+
+
+def test_players_are_reset_in_order_with_the_one_generator():
+    log: list = []
+    players = [Resettable(log), None, GreedyPolicy(), Resettable(log)]
+    rng = np.random.default_rng(0)
+    reset_players(players, rng)
+    assert log == [(players[0], rng), (players[3], rng)]
+
+
+# -- the reward of a settled round ----------------------------------------------------------
+
+
+def _result(losses, eliminated=(), gains=()) -> RoundResult:
+    n = len(losses)
+    return RoundResult(
+        3, 0, "knock", "knock", tuple(losses), (0.0,) * n, 0, (), tuple(eliminated), (2,) * n, gains
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "gain", "eliminated", "won", "expected"),
+    [
+        (LIVES, -2.0, False, False, -2.0),
+        (LIVES, 5.0, False, True, 5.0),
+        (LIVES, -1.0, True, False, -1.0),
+        (WIN, -1.0, True, False, -1.0),
+        (WIN, 0.0, False, True, 1.0),
+        (WIN, -1.0, False, False, 0.0),
+    ],
+)
+def test_settled_reward(kind, gain, eliminated, won, expected):
+    assert settled_reward(kind, gain, eliminated, won) == expected
+
+
+def test_the_kernels_can_compile_the_same_reward():
+    """numba compiles ``settled_reward`` as it is and agrees with Python."""
+    numba = pytest.importorskip("numba")
+    compiled = numba.njit(settled_reward)
+    for kind in (LIVES, WIN):
+        for eliminated in (False, True):
+            for won in (False, True):
+                assert compiled(kind, -2.0, eliminated, won) == settled_reward(kind, -2.0, eliminated, won)
+
+
+def test_seat_reward_of_a_result():
+    lives_result = _result((0, 2, 1), eliminated=(1,), gains=(0, -2, -1))
+    assert [seat_reward(LIVES, lives_result, p, ()) for p in range(3)] == [0.0, -2.0, -1.0]
+    assert [seat_reward(WIN, lives_result, p, ()) for p in range(3)] == [0.0, -1.0, 0.0]
+    assert [seat_reward(WIN, lives_result, p, (0,)) for p in range(3)] == [1.0, -1.0, 0.0]
+    points = _result((0, 0, 0), gains=(6, 0, 3))
+    assert [seat_reward(LIVES, points, p, ()) for p in range(3)] == [6.0, 0.0, 3.0]
+    legacy = _result((0, 1, 0))  # a result without gains: minus the lives lost
+    assert seat_reward(LIVES, legacy, 1, ()) == -1.0
+
+
+# -- the value of a round played out ---------------------------------------------------------
+
+
+def test_a_settled_round_is_worth_its_loss_and_the_penalty_when_it_puts_the_seat_out():
+    s, rng = _blitz_deal(lives=1, free_ride=False)
+    assert round_value(s, 0, 2.0) == -3.0  # one life lost, and out
+    assert round_value(s, 1, 2.0) == 0.0
+    s, rng = _blitz_deal()
+    assert round_value(s, 0, 2.0) == -1.0  # one life lost, still in
+
+
+def test_imitation_and_search_value_a_rollout_alike():
+    """Knocking a 4 on the bike against a known 30 loses the round and the game: both
+    the imitation rollout and the driver's value say minus the loss and the penalty
+    (the imitation rollout used to leave the penalty out)."""
+    env = ThirtyOneEnv(num_players=2, opponents=ExpertPlayer(), seat=0)
+    env.reset(seed=0)
+    start = heads_up_known("2c 3d 4h", "Kh Qh Jh", lives=0)
+    utility = _round_utility(env, start, KNOCK, ExpertPlayer(), 7, 2.0)
+    expert = ExpertPlayer()
+
+    def move(s, rng):
+        apply_action(s, expert.act(player_view(s, s.current), legal_mask(s)), rng)
+
+    value = rollout_value(start, KNOCK, move, np.random.default_rng(7), 0, 2.0)
+    assert utility == value == -4.0  # the knocker strictly lowest loses 2, and is out
