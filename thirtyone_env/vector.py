@@ -9,7 +9,8 @@ a finished game's last observation is in ``info["final_obs"]``, its info in
 Game ``i`` is the same game as a :class:`~thirtyone_env.env.ThirtyOneEnv` reset with
 seed ``seed + i``: same deals, same opponents' moves, same observations, masks and
 rewards (the stock game with lives; :mod:`thirtyone_env.batch_kernels` holds the
-compiled engine). Opponents run inside the kernels: ``"greedy"`` (or a
+compiled engine and :mod:`thirtyone_env.kernel_rules` declares, field by field, which
+rules it plays). Opponents run inside the kernels: ``"greedy"`` (or a
 :class:`~thirtyone_env.policies.GreedyPolicy`, any ``knock_at``) and ``"random"`` (or a
 :class:`~thirtyone_env.policies.RandomPolicy`) play exactly as in the single env: each
 game draws (deals and random moves) from its own NumPy generator, seeded as the single
