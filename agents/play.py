@@ -184,7 +184,14 @@ def play(
         shown = 0
         print(f"\n-- round {s.round_no}, dealer: seat {s.dealer}", file=out)
 
-    table = Table(new_game(rules, n, rng), players, rng, on_settle=show_settlement, on_deal=show_deal)
+    table = Table(
+        new_game(rules, n, rng),
+        players,
+        rng,
+        keep_history=True,
+        on_settle=show_settlement,
+        on_deal=show_deal,
+    )
     s = table.state
     try:
         while not table.advance(seat):

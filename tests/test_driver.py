@@ -59,7 +59,7 @@ def test_advance_stops_at_the_chosen_seats_decision():
     s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
     p0 = Scripted([DRAW_STOCK, discard_action(parse_card("2c"))])
     p1 = Scripted([DRAW_STOCK, discard_action(parse_card("4c"))])
-    table = Table(s, [p0, p1, None], rng)
+    table = Table(s, [p0, p1, None], rng, keep_history=True)
     assert table.advance(2) is False
     assert (s.current, s.phase) == (2, DRAW)
     assert p0.asked == [0, 0] and p1.asked == [1, 1]
@@ -78,6 +78,7 @@ def test_settled_rounds_are_reported_and_the_next_round_dealt():
         s,
         [None, GreedyPolicy(), GreedyPolicy()],
         rng,
+        keep_history=True,
         on_settle=lambda st: seen.append(("settle", st.round_no, st.phase, st.result.reason)),
         on_deal=lambda st: seen.append(("deal", st.round_no, st.phase, None)),
     )
@@ -118,6 +119,7 @@ def test_settle_only_settles_and_deals():
     table = Table(s, [None] * 3, rng)
     assert table.settle() is False
     assert len(table.results) == 1 and s.round_no == 2 and s.phase < ROUND_OVER
+    assert table.histories == []  # kept only when asked
 
 
 def test_nobody_plays_the_game_out_and_one_seed_gives_one_game():
@@ -125,7 +127,7 @@ def test_nobody_plays_the_game_out_and_one_seed_gives_one_game():
 
     def game(seed: int):
         rng = np.random.default_rng(seed)
-        table = Table(new_game(Rules(), 4, rng), [GreedyPolicy() for _ in range(4)], rng)
+        table = Table(new_game(Rules(), 4, rng), [GreedyPolicy() for _ in range(4)], rng, keep_history=True)
         assert table.advance(NOBODY) is True
         return table
 

@@ -84,8 +84,8 @@ class Table:
 
     :meth:`advance` lets the players move until a chosen seat must decide;
     :meth:`settle` only settles ended rounds. On the way every settled round is
-    reported: appended to ``results`` (its :class:`RoundResult`) and ``histories``
-    (its events), and passed to ``on_settle(state)`` before the next round is dealt
+    reported: appended to ``results`` (its :class:`RoundResult`) and, with
+    ``keep_history``, to ``histories`` (its events), and passed to ``on_settle(state)`` before the next round is dealt
     (``on_deal(state)`` after). The table has ``ended`` when the game is over, after
     one round with ``one_round``, or when the seat waited for is out of the game.
 
@@ -96,6 +96,8 @@ class Table:
         layout: the observation layout (built from the state when not given).
         encoding: the observation of players without an ``obs_encoding``.
         labels: who a player is, in errors: one string, or one per seat.
+        one_round: end after the first settlement.
+        keep_history: keep every settled round's events in ``histories``.
         decks: ``decks(k)``: the deck order of the round after round ``k`` (``None``:
             shuffled from ``rng``).
     """
@@ -113,6 +115,7 @@ class Table:
         "on_deal",
         "results",
         "histories",
+        "keep_history",
         "ended",
     )
 
@@ -126,6 +129,7 @@ class Table:
         encoding: str = "view",
         labels: str | Sequence[str] = "player",
         one_round: bool = False,
+        keep_history: bool = False,
         decks: Callable[[int], Sequence[int]] | None = None,
         on_settle: Callable[[GameState], None] | None = None,
         on_deal: Callable[[GameState], None] | None = None,
@@ -145,6 +149,7 @@ class Table:
         self.on_deal = on_deal
         self.results: list[RoundResult] = []
         self.histories: list[list] = []
+        self.keep_history = keep_history
         self.ended = False
 
     def play(self, action: int) -> None:
@@ -187,7 +192,8 @@ class Table:
         """Report the settled round; end the table or deal the next round."""
         s = self.state
         self.results.append(s.result)
-        self.histories.append(s.history)
+        if self.keep_history:
+            self.histories.append(s.history)
         if self.on_settle is not None:
             self.on_settle(s)
         if s.phase == GAME_OVER or self.one_round or (seat >= 0 and not s.active[seat]):

@@ -225,6 +225,7 @@ class ThirtyOneEnv(gym.Env):
             encoding=self.obs_encoding,
             labels="opponent",
             one_round=self.episode == "round",
+            keep_history=True,  # for save_record
             on_settle=self._settled,
         )
 

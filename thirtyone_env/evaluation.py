@@ -177,6 +177,7 @@ def play_deal_set(
             rng,
             layout=layout,
             labels=labels,
+            keep_history=bool(config.record_dir),
             decks=next_deck,
             on_settle=_round_recorder(outcome, out_round, rules, player_at, game_index, rotation),
         )

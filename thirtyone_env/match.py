@@ -40,8 +40,8 @@ def play_game(
     are handed ``rng`` first, so the game depends on ``rng`` alone."""
     rules = Rules.resolve(rules)
     reset_players(policies, rng)
-    table = Table(new_game(rules, len(policies), rng, dealer=dealer), policies, rng)
+    state = new_game(rules, len(policies), rng, dealer=dealer)
+    table = Table(state, policies, rng, keep_history=keep_history)
     table.advance(NOBODY)
     s = table.state
-    histories = tuple(table.histories) if keep_history else ()
-    return GameRecord(tuple(s.winners), tuple(s.lives), tuple(table.results), histories)
+    return GameRecord(tuple(s.winners), tuple(s.lives), tuple(table.results), tuple(table.histories))
