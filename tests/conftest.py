@@ -69,6 +69,21 @@ def play(s: GameState, rng: np.random.Generator, *actions: int) -> None:
         card_locations(s)
 
 
+def switch_deal(**kw) -> tuple[GameState, np.random.Generator]:
+    """A Switch deal, 3 players, dealer 2: seat 0 holds Tc 2d 3h, seat 1 Ah 5s 4d; the
+    dealer chooses between Kd Qd 2s (first) and 9h 8h 7h; As Ks Qs lie face down; the
+    stock (top first) starts 2c 3c 4c 5c 6c 7c. ``kw`` goes to :func:`deal`."""
+    return deal(
+        ["Tc 2d 3h", "Ah 5s 4d", "Kd Qd 2s"],
+        rules="switch",
+        table="As Ks Qs",
+        second_hand="9h 8h 7h",
+        stock="2c 3c 4c 5c 6c 7c",
+        dealer=2,
+        **kw,
+    )
+
+
 def random_moves(s: GameState, rng: np.random.Generator, most: int) -> GameState:
     """Play a random number (``0..most-1``, drawn from ``rng``) of uniformly random legal
     moves, stopping early when the round ends; returns ``s``."""

@@ -7,10 +7,13 @@ table variant."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-from conftest import card, deal, disc, play, random_moves, swap_hidden
+from conftest import card, deal, disc, play, random_moves, swap_hidden, switch_deal
 
+from thirtyone_env import encoding
 from thirtyone_env.actions import DRAW_STOCK, KEEP_BASE, KNOCK, TAKE_DISCARD, bus_one_action, widow_action
 from thirtyone_env.cards import parse_cards
 from thirtyone_env.encoding import TURN_SCALE, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
@@ -20,39 +23,33 @@ from thirtyone_env.rules import PRESETS, Rules
 #: One preset per layout: the stock game, each table variant and the scored games.
 LAYOUT_PRESETS = ("standard", "banking", "switch", "stop_the_bus", "no_elimination")
 TABLE_HANDS = {"widow": 1, "switch": 2, "bus": 1}
+#: A row of the module doc's part tables: ``| ``name`` | shape | meaning |``.
+PART_ROW = re.compile(r"^\| ``(\w+)``\s*\|\s*([^|]*?)\s*\|", re.M)
 
 
 def documented_shapes(n: int, rules: Rules) -> dict[str, tuple[int, ...]]:
-    """The parts and shapes of the module doc's tables, in their order."""
-    shapes = {
-        "hand": (52,),
-        "drawn": (52,),
-        "top_discard": (52,),
-        "dead_cards": (52,),
-        "discard_history": (n, 52),
-        "known_cards": (n - 1, 52),
-        "phase": (4,),
-        "knocker": (n,),
-        "dealer": (n,),
-        "lives": (n,),
-        "active": (n,),
-        "stock_size": (1,),
-        "turn": (1,),
-        "hand_values": (4,),
-        "discard_values": (52,),
-    }
-    if rules.table != "stock":
-        t = TABLE_HANDS[rules.table]
-        shapes |= {
-            "hand_slots": (3, 52),
-            "table_cards": (3 * t, 52),
-            "table_hidden": (3 * t,),
-            "choice": (2, 52),
-            "muck": (52,),
-            "variant_phase": (3,),
-        }
-    if rules.scoring != "lives":
-        shapes |= {"score": (n,), "pot": (1,)}
+    """The parts and shapes that the encoding module's doc tables give for ``n`` players
+    under ``rules``, in their order: the first table always, the second's ``score`` and
+    ``pot`` with points or chips, its other parts with a table variant."""
+    stock_doc, variant_doc = encoding.__doc__.split("The variants add parts", 1)
+    t = TABLE_HANDS.get(rules.table, 0)
+
+    def dims(text: str) -> tuple[int, ...]:
+        out = []
+        for d in text.split(" x "):
+            d = d.strip("()")
+            if d in ("n", "n-1"):
+                out.append(n if d == "n" else n - 1)
+            elif d.endswith("T"):
+                out.append(int(d[:-1] or 1) * t)
+            else:
+                out.append(int(d))
+        return tuple(out)
+
+    shapes = {name: dims(shape) for name, shape in PART_ROW.findall(stock_doc)}
+    for name, shape in PART_ROW.findall(variant_doc):
+        if (rules.scoring != "lives") if name in ("score", "pot") else (rules.table != "stock"):
+            shapes[name] = dims(shape)
     return shapes
 
 
@@ -214,20 +211,8 @@ def test_banking_shows_given_cards_and_hides_the_widow_and_what_was_taken():
     ]
 
 
-def switch_position():
-    """Dealer 2 holds Kd Qd 2s and 9h 8h 7h to choose from; As Ks Qs face down."""
-    return deal(
-        ["Tc 2d 3h", "Ah 5s 4d", "Kd Qd 2s"],
-        rules="switch",
-        table="As Ks Qs",
-        second_hand="9h 8h 7h",
-        stock="2c 3c 4c 5c 6c 7c",
-        dealer=2,
-    )
-
-
 def test_switch_choice_is_shown_to_the_dealer_only_and_the_kept_away_hand_to_all():
-    s, rng = switch_position()
+    s, rng = switch_deal()
     layout = ObsLayout(3, s.rules)
     dealer = encode_flat(s, 2, layout)
     choice = layout.part(dealer, "choice")

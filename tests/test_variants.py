@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import card, deal, play
+from conftest import card, deal, play, switch_deal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -162,20 +162,6 @@ def test_banking_player_without_chips_is_out():
 
 
 # -- switch -------------------------------------------------------------------------------
-
-
-def switch_deal(**kw):
-    # dealer 2; the dealer's dealt hands: "Kd Qd 2s" (first) and "9h 8h 7h" (second);
-    # the face-down table hand "As Ks Qs"; the stock (top first) "2c 3c 4c 5c 6c 7c"
-    return deal(
-        ["Tc 2d 3h", "Ah 5s 4d", "Kd Qd 2s"],
-        rules="switch",
-        table="As Ks Qs",
-        second_hand="9h 8h 7h",
-        stock="2c 3c 4c 5c 6c 7c",
-        dealer=2,
-        **kw,
-    )
 
 
 def test_switch_dealer_chooses_a_hand_and_the_other_lies_face_up():
