@@ -31,17 +31,29 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env import events as ev
 from thirtyone_env.actions import event_move
 from thirtyone_env.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.engine import RoundResult
+from thirtyone_env.events import (
+    BUS,
+    DISCARD,
+    DRAW_STOCK,
+    KEEP,
+    KNOCK,
+    RENEW,
+    RESHUFFLE,
+    SETTLE,
+    STAND,
+    TABLE_MOVES,
+    TAKE_DISCARD,
+)
 from thirtyone_env.rules import TABLE_CARDS, Rules
 
-TURN_KINDS = (ev.DRAW_STOCK, ev.TAKE_DISCARD, ev.KNOCK, ev.STAND)
+TURN_KINDS = (DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND)
 #: The variants' table moves (see :mod:`thirtyone_env.table_moves`): each is a turn,
 #: except a move that continues the turn it belongs to (after a face-up renewal).
-TABLE_KINDS = ev.TABLE_MOVES
-TABLE_EVENTS = frozenset((*TABLE_KINDS, ev.KEEP))
+TABLE_KINDS = TABLE_MOVES
+TABLE_EVENTS = frozenset((*TABLE_KINDS, KEEP))
 
 
 def best_suits(hand: Sequence[int]) -> frozenset[int]:
@@ -68,7 +80,7 @@ def _best_suit_masks() -> tuple[int, ...]:
 
 
 def _result(history: list) -> RoundResult | None:
-    return history[-1][2] if history and history[-1][0] == ev.SETTLE else None
+    return history[-1][2] if history and history[-1][0] == SETTLE else None
 
 
 def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
@@ -98,20 +110,20 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
     for kind, seat, data in history[1:]:
         if last is None and kind not in TABLE_EVENTS:
             pass  # the stock game's events (the common case): below
-        elif kind == ev.KEEP:  # Switch: the dealer's choice, not a turn
+        elif kind == KEEP:  # Switch: the dealer's choice, not a turn
             if data == 1:
                 hands[seat], tables[0] = list(second), hands[seat]
             else:
                 tables[0] = list(second)
             continue
-        elif kind in TABLE_EVENTS or (kind == ev.KNOCK and last is not None and last.get("open") == seat):
+        elif kind in TABLE_EVENTS or (kind == KNOCK and last is not None and last.get("open") == seat):
             h = hands[seat]
             key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
             if last is not None and last.get("open") == seat:  # the same turn goes on
                 rec = last
                 rec.pop("open")
-                if kind == ev.KNOCK:
-                    knock = dict(rec, kind=ev.KNOCK, continues=True, value_before=values[key], switched=False)
+                if kind == KNOCK:
+                    knock = dict(rec, kind=KNOCK, continues=True, value_before=values[key], switched=False)
                     knock["value_after"] = values[key]
                     records.append(knock)
                     last = None
@@ -123,14 +135,14 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 rec["suits_before"] = suits[key]
                 records.append(rec)
             moved = _table_move(kind, data, h, tables)
-            if kind == ev.RENEW:
+            if kind == RENEW:
                 stock -= 3
             if moved:
                 rec["card_in"], rec["card_out"] = moved[0]
                 key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
                 rec["value_after"] = values[key]
                 rec["switched"] = not (suits[key] & rec["suits_before"])
-            if (kind == ev.RENEW and data[1] == "up") or (kind == ev.BUS and rules.table == "bus"):
+            if (kind == RENEW and data[1] == "up") or (kind == BUS and rules.table == "bus"):
                 rec["open"] = seat  # a swap (Switch) or a knock (Stop the Bus) may follow
             last = rec
             continue
@@ -150,14 +162,14 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 stock,
             )
             records.append(rec)
-            if kind in (ev.DRAW_STOCK, ev.TAKE_DISCARD):
+            if kind in (DRAW_STOCK, TAKE_DISCARD):
                 rec["card_in"] = data
-                if kind == ev.DRAW_STOCK:
+                if kind == DRAW_STOCK:
                     stock -= 1
                 pending = rec
                 before = suits[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
                 h.append(data)
-        elif kind == ev.DISCARD and pending is not None:
+        elif kind == DISCARD and pending is not None:
             h = hands[seat]
             h.remove(data)
             pending["card_out"] = data
@@ -169,7 +181,7 @@ def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, An
                 pending["discard_suit_changed"] = suit != last_suit[seat]
             last_suit[seat] = suit
             pending = None
-        elif kind == ev.RESHUFFLE:
+        elif kind == RESHUFFLE:
             stock = data
     if tables:  # the table variants' bookkeeping keys go
         for rec in records:
@@ -201,7 +213,7 @@ def _turn_record(
 def _table_move(kind: str, data: Any, hand: list[int], tables: list[list[int]]) -> list[tuple[int, int]]:
     """Apply a recorded table move to ``hand`` and ``tables``; returns the
     (card in, card out) pairs."""
-    if kind == ev.RENEW:
+    if kind == RENEW:
         tables[data[0]] = list(data[2])
         return []
     move = event_move(kind, data)
@@ -230,7 +242,7 @@ def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, A
     order = [p for p in ((dealer + k) % n for k in range(1, n + 1)) if hands[p]]
     out = []
     for rec in turn_records(history, rules):
-        if rec["kind"] != ev.KNOCK:
+        if rec["kind"] != KNOCK:
             continue
         seat = rec["seat"]
         lost = result.losses[seat] if result is not None else 0
@@ -280,7 +292,7 @@ def player_round_records(
         if not hand:
             continue
         mine = [t for t in turns if t["seat"] == seat]
-        knock = next((t for t in mine if t["kind"] == ev.KNOCK), None)
+        knock = next((t for t in mine if t["kind"] == KNOCK), None)
         lost = result.losses[seat]
         rows.append(
             {

@@ -92,6 +92,10 @@ _DRAWN = _card_events(ev.DRAW_STOCK)
 _TAKEN = _card_events(ev.TAKE_DISCARD)
 _DISCARDED = _card_events(ev.DISCARD)
 
+#: Builds an Event without the NamedTuple constructor's Python frame (a round's deal,
+#: knock and settlement events are on the engine's hot path).
+_new = tuple.__new__
+
 # Phases of the state. Every phase below ROUND_OVER has a seat to act (``current``);
 # the loops of the envs and players test ``phase < ROUND_OVER`` / ``>= ROUND_OVER``.
 # (batch_kernels imports these numbers: numba bakes them in when it compiles, so
@@ -158,7 +162,10 @@ class GameState:
     ``muck`` / ``muck_up`` (cards out of play; bitmask of the public ones),
     ``dealt_pair`` (Switch: the dealer's two hands before the choice), ``score``
     (points or chips per seat), ``pot`` and ``carry_seats`` (Switch carry-over, phase
-    ``CARRY``: the seats still to be asked, the one asked now first; else empty).
+    ``CARRY``: the seats still to be asked, the one asked now first; else empty);
+    ``stock_game`` (the rules deal no table: ``Rules.table == "stock"``) and ``scored``
+    (points or chips in ``score``: ``Rules.scoring`` is not ``"lives"``), fixed by the
+    rules, for readers such as the views; :attr:`hand_values` is the value lookup.
     """
 
     __slots__ = (
@@ -195,31 +202,19 @@ class GameState:
         "score_start",
         "pot",
         "carry_seats",
+        "stock_game",
+        "scored",
         "_carry_deal",
         "_carry_events",
         "_table",
         "_blitz",
         "_draws",
-        "_plain",
-        "_scored",
         "_kft",
         "_return_ok",
         "_stand_ok",
         "_blitz_late",
         "_max_turns",
     )
-
-    @property
-    def stock_game(self) -> bool:
-        """Whether these rules play the stock game (``Rules.table == "stock"``): no cards
-        on the table, no muck, no Switch pair."""
-        return self._plain
-
-    @property
-    def scored(self) -> bool:
-        """Whether the game keeps points or chips in ``score`` (``Rules.scoring`` is not
-        ``"lives"``)."""
-        return self._scored
 
     @property
     def hand_values(self) -> tuple:
@@ -369,8 +364,8 @@ def _bind_rules(s: GameState, rules: Rules) -> None:
     s._table = hand_table(rules)
     s._blitz = rules.blitz_value
     s._draws = rules.table in ("stock", "widow")
-    s._plain = rules.table == "stock"
-    s._scored = rules.scoring != "lives"
+    s.stock_game = rules.table == "stock"
+    s.scored = rules.scoring != "lives"
     s._kft = rules.knock_from_turn
     s._return_ok = rules.allow_discard_return
     s._stand_ok = rules.stand_after_knock
@@ -522,10 +517,10 @@ def _carry_decision(s: GameState, seat: int, action: int, rng: np.random.Generat
     order, seats = s._carry_deal
     if action == CARRY_OVER:
         hand = list(s.hands[seat])
-        s._carry_events.append(Event(ev.CARRY_OVER, seat, tuple(hand)))
+        s._carry_events.append(_new(Event, (ev.CARRY_OVER, seat, tuple(hand))))
         _deal(s, order, seats, rng, carried=hand)
         return
-    s._carry_events.append(Event(ev.DECLINE_CARRY, seat, None))
+    s._carry_events.append(_new(Event, (ev.DECLINE_CARRY, seat, None)))
     s.carry_seats = s.carry_seats[1:]
     if s.carry_seats:
         s.current = s.carry_seats[0]
@@ -546,7 +541,7 @@ def _deal(
     dealer = s.dealer
     k = len(seats)
     hands: list[list[int]] = [[] for _ in range(n)]
-    plain = s._plain
+    plain = s.stock_game
     if plain:  # the stock game: the table, muck and Switch pair stay empty
         for i, seat in enumerate(seats):
             hands[seat] = [order[i], order[i + k], order[i + 2 * k]]
@@ -561,7 +556,7 @@ def _deal(
         s.dealt_pair = None
         upcard = _deal_table(s, order, seats, hands, carried)
     s.hands = hands
-    if s._scored:
+    if s.scored:
         s.score_start = s.score[:]
         if s.rules.scoring == "chips":
             for p in seats:
@@ -575,7 +570,7 @@ def _deal(
         s._carry_deal = None
         s._carry_events = []
     if plain:
-        s.history = [Event(ev.DEAL, dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives)))]
+        s.history = [_new(Event, (ev.DEAL, dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives))))]
         values = s._table
         blitz = s._blitz
         for p in seats:
@@ -589,7 +584,7 @@ def _deal(
     else:
         second = tuple(s.dealt_pair[1]) if s.dealt_pair is not None else None
         deal = (tuple(map(tuple, hands)), upcard, tuple(s.lives), tuple(map(tuple, s.table)), second)
-        s.history = [Event(ev.DEAL, dealer, deal), *events]
+        s.history = [_new(Event, (ev.DEAL, dealer, deal)), *events]
         if s.dealt_pair is not None:  # Switch: the dealer chooses a hand first
             s.phase = CHOOSE
             s.current = dealer
@@ -604,7 +599,7 @@ def _after_deal(s: GameState, seats: list[int], rng: np.random.Generator | None)
     blitzers = tuple(p for p in seats if _value(values, s.hands[p]) == blitz)
     if blitzers:
         for p in blitzers:
-            s.history.append(Event(ev.BLITZ, p, "dealt"))
+            s.history.append(_new(Event, (ev.BLITZ, p, "dealt")))
         _settle_blitz(s, blitzers, "dealt")
         return
     s.phase = DRAW
@@ -690,7 +685,7 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
             pile = s.discard
             s.stock = [pile[i] for i in rng.permutation(len(pile)).tolist()]
             s.discard = [top]
-            s.history.append(Event(ev.RESHUFFLE, -1, len(s.stock)))
+            s.history.append(_new(Event, (ev.RESHUFFLE, -1, len(s.stock))))
         if not s.stock:
             _settle(s, VOID, "stock_exhausted", [0] * s.num_players, None, ())
             return
@@ -704,7 +699,7 @@ def _begin_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> Non
 
 def legal_actions(s: GameState) -> list[int]:
     """Legal action ids for the player to act, ascending; empty when the round is over."""
-    if not s._plain:
+    if not s.stock_game:
         return _table_actions(s)
     return _stock_actions(s)
 
@@ -770,7 +765,7 @@ def legal_mask(s: GameState) -> np.ndarray:
     several times faster than filling a new array each call.
     """
     # (-1 marks the long action space of the table variants)
-    key = tuple(_stock_actions(s)) if s._plain else (-1, *_table_actions(s))
+    key = tuple(_stock_actions(s)) if s.stock_game else (-1, *_table_actions(s))
     mask = _MASKS.get(key)
     if mask is None:
         if len(_MASKS) > 200_000:
@@ -813,11 +808,11 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
         if action == KNOCK and s.knocker < 0 and s.player_turns[seat] >= s._kft:
             s.knocker = seat
             s.final_left = sum(s.active) - 1
-            s.history.append(Event(ev.KNOCK, seat, _value(s._table, s.hands[seat])))
+            s.history.append(_new(Event, (ev.KNOCK, seat, _value(s._table, s.hands[seat]))))
             _end_turn(s, seat, rng)
             return
         if action == STAND and s.knocker >= 0 and s._stand_ok:
-            s.history.append(Event(ev.STAND, seat, _value(s._table, s.hands[seat])))
+            s.history.append(_new(Event, (ev.STAND, seat, _value(s._table, s.hands[seat]))))
             if s._blitz_late and _value(s._table, s.hands[seat]) == s._blitz:
                 _blitz_turn(s, seat)
                 return
@@ -878,14 +873,14 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     if action == KNOCK:  # Switch: instead of a move; Stop the Bus: after this turn's exchange
         s.knocker = seat
         s.final_left = sum(s.active) - 1
-        s.history.append(Event(ev.KNOCK, seat, _value(s._table, s.hands[seat])))
+        s.history.append(_new(Event, (ev.KNOCK, seat, _value(s._table, s.hands[seat]))))
         _end_turn(s, seat, rng)
         return
     if action == STAND:
         if s.phase == DRAW:
-            s.history.append(Event(ev.STAND, seat, _value(s._table, s.hands[seat])))
+            s.history.append(_new(Event, (ev.STAND, seat, _value(s._table, s.hands[seat]))))
         else:
-            s.history.append(Event(ev.END_TURN, seat, None))
+            s.history.append(_new(Event, (ev.END_TURN, seat, None)))
         _turn_done(s, seat, rng)
         return
     outcome = apply_table_move(s, seat, action)
@@ -929,7 +924,7 @@ def _end_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
 
 
 def _blitz_turn(s: GameState, seat: int) -> None:
-    s.history.append(Event(ev.BLITZ, seat, "turn"))
+    s.history.append(_new(Event, (ev.BLITZ, seat, "turn")))
     _settle_blitz(s, (seat,), "turn")
 
 
@@ -1041,7 +1036,7 @@ def _settle(
         tuple(lives),
     )
     s.result = result
-    s.history.append(Event(ev.SETTLE, -1, result))
+    s.history.append(_new(Event, (ev.SETTLE, -1, result)))
     s.drawn = -1
     s.took = -1
     remaining = [p for p in players if s.active[p]] if out else players
@@ -1153,7 +1148,7 @@ def _finish_scored(
         tuple(s.score),
     )
     s.result = result
-    s.history.append(Event(ev.SETTLE, -1, result))
+    s.history.append(_new(Event, (ev.SETTLE, -1, result)))
     s.drawn = -1
     s.took = -1
     remaining = [p for p in range(s.num_players) if s.active[p]]
