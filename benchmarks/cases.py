@@ -114,8 +114,9 @@ def batched_env(seconds: float, num_envs: int = 4096, **_: object) -> dict:
         return 10 * num_envs
 
     rate, _ = _timed(seconds, chunk)
-    state = sum(a.nbytes for a in (vec.g, vec.seat_i, vec.hands, vec.stock, vec.pile, vec.known))
-    state += sum(a.nbytes for a in (vec.disc_seat, vec.disc_order, vec.rs, vec.rew, vec.pending))
+    games = vec.games
+    state = sum(a.nbytes for a in (games.g, games.seat_i, games.hands, games.stock, games.pile, games.known))
+    state += sum(a.nbytes for a in (games.disc_seat, games.disc_order, games.rs, games.rew, games.pending))
     obs = vec.layout.size * 4 + vec.single_action_space.n
     return {
         "rate": rate,

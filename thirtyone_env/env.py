@@ -59,6 +59,7 @@ from thirtyone_env.env_options import (
     check_seat,
     choice,
 )
+from thirtyone_env.kernel_games import CompiledGame
 from thirtyone_env.policies import GreedyPolicy
 from thirtyone_env.rewards import seat_reward
 from thirtyone_env.rules import Rules
@@ -145,8 +146,6 @@ class ThirtyOneEnv(gym.Env):
         if backend == "compiled":
             if obs_encoding != "flat" or render_mode is not None:
                 raise ValueError("backend='compiled' observes the flat encoding and does not render")
-            from thirtyone_env.vector import CompiledGame  # (vector imports this module)
-
             self._compiled = CompiledGame(n, self.rules, self.opponents, seat, episode, reward)
 
     def _seat_opponents(self, opponents: Any) -> list[Any]:

@@ -35,37 +35,24 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
-from thirtyone_env import batch_kernels as K
+from thirtyone_env import kernel_rules
 from thirtyone_env.actions import check_action_id, num_actions
-from thirtyone_env.batch_rng import ROW, state_row
-from thirtyone_env.cards import hand_table
 from thirtyone_env.encoding import ObsLayout, flat_space
-from thirtyone_env.engine import PHASE_NAMES, IllegalActionError
+from thirtyone_env.engine import IllegalActionError
 from thirtyone_env.env import ThirtyOneEnv
 from thirtyone_env.env_options import EPISODES, REWARDS
 from thirtyone_env.env_options import choice as _choice
+from thirtyone_env.kernel_games import KernelGames, kernel_opponents
 from thirtyone_env.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.rules import Rules
-
-
-def _opponent_kind(opponent: Any) -> tuple[int, float] | None:
-    """(kernel kind, knock level) of an opponent the kernels can play, else None."""
-    if opponent == "greedy" or type(opponent) is GreedyPolicy:
-        return K.OPP_GREEDY, float(getattr(opponent, "knock_at", GreedyPolicy().knock_at))
-    if opponent == "random" or type(opponent) is RandomPolicy:
-        return K.OPP_RANDOM, 0.0
-    return None
 
 
 def batchable(rules: Rules) -> bool:
     """Whether the compiled kernels play these rules (the stock game with lives): every
     field's value is one they play, as :data:`~thirtyone_env.kernel_rules.MIRROR`
     declares field by field."""
-    from thirtyone_env import kernel_rules
-
     return kernel_rules.batchable(rules)
 
 
@@ -113,32 +100,22 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._fallback: list[ThirtyOneEnv] | None = None
-        kinds = self._kernel_opponents(opponents)
+        self.games: KernelGames | None = None
+        kinds = kernel_opponents(opponents, n - 1)
         if kinds is None or not batchable(self.rules):
             self._fallback = [
                 ThirtyOneEnv(n, self.rules, self._fallback_opponents(opponents), seat, episode, reward)
                 for _ in range(num_envs)
             ]
+            self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=np.int8)
         else:
-            self._setup_arrays(kinds)
+            self.games = KernelGames(
+                num_envs, self.layout, self.rules, kinds, seat, self.episode, self.reward_kind
+            )
+            self._masks = self.games.masks
         self._obs = np.zeros((num_envs, self.layout.size), dtype=np.float32)
-        self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=np.int8)
 
     # -- set-up ----------------------------------------------------------------------
-
-    def _kernel_opponents(self, opponents: Any) -> list[tuple[int, float]] | None:
-        k = self.num_players - 1
-        if callable(opponents) and not hasattr(opponents, "act"):
-            return None
-        if isinstance(opponents, str) or hasattr(opponents, "act"):
-            opponents = [opponents] * k
-        if not isinstance(opponents, Sequence) or len(opponents) != k:
-            raise ValueError(f"opponents: give one opponent, a list of {k}, or a callable making the list")
-        kinds = [_opponent_kind(o) for o in opponents]
-        for o in opponents:
-            if isinstance(o, str) and _opponent_kind(o) is None:
-                raise ValueError(f"unknown opponent {o!r}; by name: ['greedy', 'random'] (or pass a policy)")
-        return None if any(x is None for x in kinds) else kinds
 
     def _fallback_opponents(self, opponents: Any) -> Any:
         if callable(opponents) and not hasattr(opponents, "act"):
@@ -147,52 +124,6 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         if isinstance(opponents, str):
             return [names[opponents]() for _ in range(self.num_players - 1)]
         return [names[o]() if isinstance(o, str) else o for o in opponents]
-
-    def _setup_arrays(self, kinds: list[tuple[int, float]]) -> None:
-        N, n = self.num_envs, self.num_players
-        rules = self.rules
-        self.g = np.zeros((N, K.NUM_G), dtype=np.int32)
-        self.seat_i = np.zeros((N, n, K.NUM_S), dtype=np.int32)
-        self.hands = np.full((N, n, 4), -1, dtype=np.int64)
-        self.stock = np.zeros((N, K.NUM_CARDS), dtype=np.int64)
-        self.pile = np.zeros((N, K.NUM_CARDS), dtype=np.int64)
-        self.known = np.zeros((N, n), dtype=np.int64)
-        self.disc_seat = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
-        self.disc_order = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
-        self.rs = np.zeros((N, ROW), dtype=np.uint64)  # each game's PCG64 generator
-        self.rew = np.zeros(N, dtype=np.float64)
-        self.pending = np.zeros(N, dtype=np.float64)
-        self.table = np.asarray(hand_table(rules), dtype=np.float64)
-        self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
-        from thirtyone_env.kernel_rules import pack
-
-        self.R = pack(rules, self.episode, self.reward_kind)
-        self.opp_kind = np.array([k for k, _ in kinds], dtype=np.int64)
-        self.opp_knock2 = np.array([2 * x for _, x in kinds], dtype=np.float64)
-        self.offsets = np.array([self.layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
-        self.scale = float(self.layout.value_scale)
-        self._illegal = np.zeros(N, dtype=np.bool_)
-        self._done = np.zeros(N, dtype=np.bool_)
-        self._all = np.arange(N, dtype=np.int64)
-        self._seeded = False
-
-    def _args(self) -> tuple:
-        """The arrays every game kernel takes, in order."""
-        return (
-            self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_seat,
-            self.disc_order, self.R, self.rs, self.table, self.deck, self.opp_kind, self.opp_knock2,
-            self.rew, self.pending,
-        )  # fmt: skip
-
-    def _reset_games(self, rows: np.ndarray) -> None:
-        seat = -1 if self.seat_option == "random" else int(self.seat_option)
-        K.reset_games(*self._args(), rows, seat)
-
-    def _encode(self, rows: np.ndarray, out: np.ndarray) -> None:
-        K.encode(
-            self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_seat,
-            self.disc_order, self.R, self.table, self.deck, self.offsets, self.scale, out, rows,
-        )  # fmt: skip
 
     # -- Gymnasium's vector API -----------------------------------------------------
 
@@ -218,34 +149,35 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 self._obs[i] = obs
                 self._masks[i] = info["action_mask"]
             return self._obs.copy(), {}
-        if seed is not None or not self._seeded:
-            for i, sd in enumerate(seeds):
-                self.rs[i] = state_row(seeding.np_random(sd)[0])
-            self._seeded = True
-        self._reset_games(self._all)
+        games = self.games
+        assert games is not None
+        if seed is not None or not games.seeded:
+            games.seed(seeds)
+        games.reset_games(games.all)
         obs = np.empty_like(self._obs)
-        self._encode(self._all, obs)
-        K.masks(self.g, self.seat_i, self.hands, self.R, self._masks)
+        games.encode(games.all, obs)
+        games.update_masks()
         return obs, {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = self._check_actions(actions)
-        if self._fallback is not None:
+        games = self.games
+        if games is None:
             return self._step_fallback(actions)
-        if not self._seeded:
+        if not games.seeded:
             raise RuntimeError("call reset() before step()")
         N = self.num_envs
-        illegal, done = self._illegal, self._done
+        illegal, done = games.illegal, games.done
         obs = np.empty_like(self._obs)
-        K.step_encode(*self._args(), actions, illegal, done, self.offsets, self.scale, obs, self._masks)
-        rewards = self.rew.copy()
+        games.step(actions, obs)
+        rewards = games.rew.copy()
         info: dict[str, Any] = {}
         if done.any():
             ended = np.flatnonzero(done)
             info = self._final_info(ended, obs, illegal)
-            self._reset_games(ended)
-            self._encode(ended, obs)
-            K.masks(self.g, self.seat_i, self.hands, self.R, self._masks)
+            games.reset_games(ended)
+            games.encode(ended, obs)
+            games.update_masks()
         return obs, rewards, done.copy(), np.zeros(N, dtype=bool), info
 
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -391,63 +323,3 @@ def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
             return hasattr(self.venv, attr_name)
 
     return ThirtyOneSB3VecEnv()
-
-
-class CompiledGame:
-    """One game on the compiled kernels, for ``ThirtyOneEnv(backend="compiled")``: the
-    same seat, deals, opponents and observations as the Python engine, without the
-    per-step Python of the engine and the encoder (no autoreset: the env resets)."""
-
-    def __init__(self, num_players: int, rules: Rules, opponents: list, seat: Any, episode: str, reward: str):
-        self.vec = ThirtyOneVectorEnv(1, num_players, rules, opponents, seat, episode, reward)
-        if not self.vec.compiled:
-            raise ValueError(
-                "backend='compiled' plays the stock game with lives against GreedyPolicy or RandomPolicy "
-                f"opponents; these rules (table={rules.table!r}, scoring={rules.scoring!r}) or opponents "
-                "need backend='python'"
-            )
-        self.obs = np.zeros((1, self.vec.layout.size), dtype=np.float32)
-        self._actions = np.zeros(1, dtype=np.int64)
-        v = self.vec
-        self._step_args = (
-            *v._args(), self._actions, v._illegal, v._done, v.offsets, v.scale, self.obs, v._masks,
-        )  # fmt: skip
-
-    def reset(self, seed: int | None) -> np.ndarray:
-        v = self.vec
-        if seed is not None or not v._seeded:
-            v.rs[0] = state_row(seeding.np_random(seed)[0])
-            v._seeded = True
-        v._reset_games(v._all)
-        v._encode(v._all, self.obs)
-        K.masks(v.g, v.seat_i, v.hands, v.R, v._masks)
-        return self.obs[0].copy()
-
-    @property
-    def seeded(self) -> bool:
-        """Whether the game's generator was ever seeded (by a first ``reset``)."""
-        return self.vec._seeded
-
-    def legal(self, action: int) -> bool:
-        return bool(self.vec._masks[0, action])
-
-    def step(self, action: int) -> tuple[np.ndarray, float, bool]:
-        v = self.vec
-        self._actions[0] = action
-        K.step_encode(*self._step_args)
-        return self.obs[0].copy(), float(v.rew[0]), bool(v._done[0])
-
-    def mask(self) -> np.ndarray:
-        return self.vec._masks[0].copy()
-
-    def info(self) -> dict[str, Any]:
-        v = self.vec
-        g = v.g[0]
-        phase = int(g[K.G_PHASE])
-        return {
-            "action_mask": self.mask(),
-            "seat": int(g[K.G_SEAT]),
-            "round": int(g[K.G_ROUND]),
-            "lives": tuple(v.seat_i[0, :, K.S_LIVES].tolist()),
-            "phase": PHASE_NAMES[phase],
-        }
