@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 import agents
-from thirtyone_env.evaluation import (
+from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.harness.evaluation import (
     TournamentConfig,
     paired_differences,
     ratings,
@@ -27,10 +28,9 @@ from thirtyone_env.evaluation import (
     summarize,
     write_record_manifest,
 )
-from thirtyone_env.files import FolderLock, check_writable_dir
-from thirtyone_env.records import MANIFEST
-from thirtyone_env.report import check_out_dir, default_out_name, new_results_dir
-from thirtyone_env.rules import PRESETS, Rules
+from thirtyone_env.harness.files import FolderLock, check_writable_dir
+from thirtyone_env.harness.records import MANIFEST
+from thirtyone_env.harness.report import check_out_dir, default_out_name, new_results_dir
 
 PROG = "evaluate.py"
 
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="also write every game as JSON Lines into DIR, a new or empty folder locked for the "
         f"run (one file per deal set, and {MANIFEST} written last to mark the record complete; "
-        "replay with python -m thirtyone_env.replay DIR or FILE)",
+        "replay with python -m thirtyone_env.harness.replay DIR or FILE)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
@@ -267,7 +267,7 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         TimeRemainingColumn,
     )
 
-    from thirtyone_env.report import PLOTS, print_report, write_results
+    from thirtyone_env.harness.report import PLOTS, print_report, write_results
 
     console = Console()
     command = "python evaluate.py " + " ".join(

@@ -1,8 +1,8 @@
 """Players for Thirty-One tables, by name: ``agents.make("expert")``.
 
-Every player follows the protocol of :mod:`thirtyone_env.policies`:
+Every player follows the protocol of :mod:`thirtyone_env.game.policies`:
 ``act(observation, action_mask) -> int``, an ``obs_encoding`` (the heuristics read a
-:class:`~thirtyone_env.views.PlayerView`, which holds no hidden card) and, for players
+:class:`~thirtyone_env.game.views.PlayerView`, which holds no hidden card) and, for players
 that use randomness, ``reset(rng)`` to receive the generator of the game.
 
 | name      | player                                                            |
@@ -46,8 +46,8 @@ from typing import Any
 
 #: name -> "module:attribute" of the player class (imported on first use).
 REGISTRY: dict[str, str] = {
-    "random": "thirtyone_env.policies:RandomPolicy",
-    "greedy": "thirtyone_env.policies:GreedyPolicy",
+    "random": "thirtyone_env.game.policies:RandomPolicy",
+    "greedy": "thirtyone_env.game.policies:GreedyPolicy",
     "blitz31": "agents.blitz31:Blitz31Player",
     "expert": "agents.expert:ExpertPlayer",
     "search": "agents.search:SearchPlayer",

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table, value_with
-from thirtyone_env.table_strategy import table_move
-from thirtyone_env.views import PlayerView
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table, value_with
+from thirtyone_env.game.table_strategy import table_move
+from thirtyone_env.game.views import PlayerView
 
 
 def master_suit(hand: tuple[int, ...]) -> int:

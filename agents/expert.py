@@ -1,6 +1,6 @@
 """A hand-written expert: expected-value draws, knocks by estimated survival chance.
 
-The player reads only its :class:`~thirtyone_env.views.PlayerView`. Two kinds of
+The player reads only its :class:`~thirtyone_env.game.views.PlayerView`. Two kinds of
 table, built once per deck and ``three_of_a_kind`` setting on first use (well under a
 second), keep each decision to a few dozen microseconds:
 
@@ -44,11 +44,11 @@ from functools import cache
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import CARD_VALUES, DECKS, NUM_CARDS, PAIR_STRIDE, value_table
-from thirtyone_env.rules import Rules
-from thirtyone_env.table_strategy import table_move
-from thirtyone_env.views import PlayerView
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.game.cards import CARD_VALUES, DECKS, NUM_CARDS, PAIR_STRIDE, value_table
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.table_strategy import table_move
+from thirtyone_env.game.views import PlayerView
 
 #: Hand values are binned as ``int(2 * value)`` (0..62; 30.5 is bin 61, 31 is 62).
 NUM_BINS = 64
@@ -226,7 +226,7 @@ class ExpertPlayer:
         blitz_bonus: extra points a 31 is worth in the potential table.
         table_knock_at: in Switch, the hand value it knocks on (Stop the Bus: the share
             of hands it must beat, ``table_strategy``'s default); the table moves of
-            the variants follow :func:`thirtyone_env.table_strategy.table_move`
+            the variants follow :func:`thirtyone_env.game.table_strategy.table_move`
             (the Switch carry-over too: carried over only by the seat that plays first).
     """
 
@@ -266,7 +266,7 @@ class ExpertPlayer:
             self._t = _tables(rules.deck, rules.three_of_a_kind, float(self.opp_knock_at))
             self._pot = _potential(rules.deck, rules.three_of_a_kind, self.horizon, float(self.blitz_bonus))
         t = self._t
-        if rules.table != "stock":  # the variants' table moves (thirtyone_env.table_strategy)
+        if rules.table != "stock":  # the variants' table moves (thirtyone_env.game.table_strategy)
             own_knock = rules.table == "widow" and rules.scoring == "lives"
             if (
                 own_knock

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.actions import KNOCK
-from thirtyone_env.driver import encodings_of, player_move, reset_players, rollout_value
-from thirtyone_env.engine import GameState
-from thirtyone_env.views import player_view
+from thirtyone_env.game.actions import KNOCK
+from thirtyone_env.game.engine import GameState
+from thirtyone_env.game.views import player_view
+from thirtyone_env.harness.driver import encodings_of, player_move, reset_players, rollout_value
 
 
 @dataclass

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import agents
-from thirtyone_env.actions import (
+from thirtyone_env.game.actions import (
     DISCARD_BASE,
     DRAW_STOCK,
     KNOCK,
@@ -37,13 +37,13 @@ from thirtyone_env.actions import (
     action_name,
     parse_action,
 )
-from thirtyone_env.cards import format_card, format_cards, parse_card
-from thirtyone_env.driver import Table, reset_players
-from thirtyone_env.engine import GAME_OVER, legal_actions, new_game
-from thirtyone_env.files import check_new_file
-from thirtyone_env.replay import describe_event
-from thirtyone_env.rules import PRESETS, Rules
-from thirtyone_env.views import describe_view, player_view
+from thirtyone_env.game.cards import format_card, format_cards, parse_card
+from thirtyone_env.game.engine import GAME_OVER, legal_actions, new_game
+from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.game.views import describe_view, player_view
+from thirtyone_env.harness.driver import Table, reset_players
+from thirtyone_env.harness.files import check_new_file
+from thirtyone_env.harness.replay import describe_event
 
 SHORT = {"s": DRAW_STOCK, "d": TAKE_DISCARD, "k": KNOCK, "t": STAND}
 #: Short words for moves that have a longer name (the Switch carry-over offer).
@@ -216,7 +216,7 @@ def save_record(
     """Write the game's settled rounds as JSON Lines to the new file ``record`` (checked
     again now: a file that appeared meanwhile is never replaced); a game abandoned
     before any round ended has nothing to record."""
-    from thirtyone_env.records import game_lines, write_lines
+    from thirtyone_env.harness.records import game_lines, write_lines
 
     if not histories:
         print(f"record: no round was finished, nothing written to {record}", file=out)

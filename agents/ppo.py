@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from thirtyone_env.files import atomic_write
+from thirtyone_env.harness.files import atomic_write
 
 #: The shipped 4-player standard-rules agent.
 SHIPPED_MODEL = Path(__file__).resolve().parent / "models" / "ppo_standard_4p.zip"
@@ -356,8 +356,8 @@ class PPOPlayer:
     def check_table(self, num_players: int, rules: Any) -> None:
         """Raise ``ValueError`` (naming the model) unless it was trained for this table
         size and rules' observation and action space: found before a game, not in one."""
-        from thirtyone_env.actions import num_actions
-        from thirtyone_env.encoding import ObsLayout
+        from thirtyone_env.game.actions import num_actions
+        from thirtyone_env.game.encoding import ObsLayout
 
         size = ObsLayout(num_players, rules).size
         if size != self.policy.input_size or num_actions(rules) != self.policy.num_actions:

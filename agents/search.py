@@ -39,10 +39,9 @@ import time
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import hand_table, value_with
-from thirtyone_env.driver import Move, rollout_value
-from thirtyone_env.engine import (
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.game.cards import hand_table, value_with
+from thirtyone_env.game.engine import (
     CONTINUE,
     DISCARD,
     DRAW,
@@ -51,9 +50,10 @@ from thirtyone_env.engine import (
     from_position,
     legal_mask,
 )
-from thirtyone_env.rules import Rules
-from thirtyone_env.table_strategy import table_move
-from thirtyone_env.views import PlayerView, player_view
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.table_strategy import table_move
+from thirtyone_env.game.views import PlayerView, player_view
+from thirtyone_env.harness.driver import Move, rollout_value
 
 #: Rollout knock thresholds by a player's own turn in the round (turn 1, 2, 3, 4+),
 #: shaped like the expert's knocks: early on a fair hand, later only on a strong one.

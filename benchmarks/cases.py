@@ -51,7 +51,14 @@ class _Uniforms:
 
 
 def engine(seconds: float, **_: object) -> dict:
-    from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
+    from thirtyone_env.game.engine import (
+        GAME_OVER,
+        ROUND_OVER,
+        apply_action,
+        legal_actions,
+        new_game,
+        start_round,
+    )
 
     rng = np.random.default_rng(0)
     s = [new_game("standard", 4, rng)]
@@ -74,8 +81,8 @@ def engine(seconds: float, **_: object) -> dict:
 
 
 def single_env(seconds: float, backend: str = "compiled", **_: object) -> dict:
-    from thirtyone_env.env import ThirtyOneEnv
-    from thirtyone_env.policies import RandomPolicy
+    from thirtyone_env.envs.env import ThirtyOneEnv
+    from thirtyone_env.game.policies import RandomPolicy
 
     env = ThirtyOneEnv(4, "standard", opponents=[RandomPolicy() for _ in range(3)], backend=backend)
     state = list(env.reset(seed=0))
@@ -99,7 +106,7 @@ def single_env_python(seconds: float, **_: object) -> dict:
 
 
 def batched_env(seconds: float, num_envs: int = 4096, **_: object) -> dict:
-    from thirtyone_env.vector import ThirtyOneVectorEnv
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
 
     vec = ThirtyOneVectorEnv(num_envs, 4, "standard", opponents="random")
     vec.reset(seed=0)
@@ -128,7 +135,7 @@ def batched_env(seconds: float, num_envs: int = 4096, **_: object) -> dict:
 
 def harness(seconds: float, **_: object) -> dict:
     import agents
-    from thirtyone_env.evaluation import TournamentConfig, run_tournament
+    from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 
     def chunk() -> int:
         games = run_tournament(TournamentConfig(("greedy",) * 4, 200, seed=0, workers=1), agents.from_spec)
@@ -159,7 +166,7 @@ def train_single(seconds: float, **_: object) -> dict:
     from sb3_contrib.common.wrappers import ActionMasker
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from thirtyone_env.env import ThirtyOneEnv
+    from thirtyone_env.envs.env import ThirtyOneEnv
 
     def make() -> object:
         return ActionMasker(ThirtyOneEnv(4, "standard"), lambda e: e.unwrapped.action_masks())
@@ -168,7 +175,7 @@ def train_single(seconds: float, **_: object) -> dict:
 
 
 def train_batched(seconds: float, num_envs: int = 64, **_: object) -> dict:
-    from thirtyone_env.vector import sb3_vec_env
+    from thirtyone_env.envs.vector import sb3_vec_env
 
     return _train(seconds, sb3_vec_env(num_envs, 4, "standard", opponents="greedy"))
 

@@ -15,8 +15,15 @@ import time
 
 import numpy as np
 
-from thirtyone_env.engine import GAME_OVER, ROUND_OVER, apply_action, legal_actions, new_game, start_round
-from thirtyone_env.rules import PRESETS, Rules
+from thirtyone_env.game.engine import (
+    GAME_OVER,
+    ROUND_OVER,
+    apply_action,
+    legal_actions,
+    new_game,
+    start_round,
+)
+from thirtyone_env.game.rules import PRESETS, Rules
 
 
 def run(seconds: float, players: int, rules: str, seed: int = 0) -> dict:

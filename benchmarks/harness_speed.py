@@ -13,7 +13,7 @@ import platform
 import time
 
 import agents
-from thirtyone_env.evaluation import TournamentConfig, run_tournament
+from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 
 
 def main() -> None:

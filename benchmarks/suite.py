@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from thirtyone_env.files import atomic_write
+from thirtyone_env.harness.files import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = (

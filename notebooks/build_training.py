@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 import agents
-from thirtyone_env.evaluation import TournamentConfig, run_tournament
+from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 
 SMALL = os.environ.get("THIRTYONE_NOTEBOOK_SMALL") == "1"
 ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from thirtyone_env.actions import discard_action
-from thirtyone_env.cards import parse_card, parse_cards
-from thirtyone_env.engine import (
+from thirtyone_env.game.actions import discard_action
+from thirtyone_env.game.cards import parse_card, parse_cards
+from thirtyone_env.game.engine import (
     DRAW,
     GameState,
     apply_action,
@@ -25,7 +25,7 @@ from thirtyone_env.engine import (
     stacked_deck,
     stacked_table_deck,
 )
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
 
 
 def card(text: str) -> int:

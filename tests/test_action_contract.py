@@ -8,11 +8,12 @@ import re
 import numpy as np
 import pytest
 
-from thirtyone_env import IllegalActionError, multiagent
-from thirtyone_env.actions import KNOCK, check_action_id, num_actions
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.rules import Rules
-from thirtyone_env.vector import ThirtyOneVectorEnv
+from thirtyone_env import IllegalActionError
+from thirtyone_env.envs import multiagent
+from thirtyone_env.envs.env import ThirtyOneEnv
+from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+from thirtyone_env.game.actions import KNOCK, check_action_id, num_actions
+from thirtyone_env.game.rules import Rules
 
 # At the first decision of a stock game KNOCK (2) is legal: a cast 2.7 or 2.0 would knock.
 BAD = [

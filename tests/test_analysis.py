@@ -2,8 +2,11 @@
 
 import numpy as np
 
-from thirtyone_env.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
-from thirtyone_env.analysis import (
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
+from thirtyone_env.game.cards import parse_card, parse_cards, triple_index
+from thirtyone_env.game.engine import apply_action, new_game, stacked_deck
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.analysis import (
     _best_suit_masks,
     best_suits,
     knock_records,
@@ -11,9 +14,6 @@ from thirtyone_env.analysis import (
     suit_switch_records,
     turn_records,
 )
-from thirtyone_env.cards import parse_card, parse_cards, triple_index
-from thirtyone_env.engine import apply_action, new_game, stacked_deck
-from thirtyone_env.rules import Rules
 
 
 def d(card: str) -> int:

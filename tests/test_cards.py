@@ -5,7 +5,7 @@ from itertools import combinations
 
 import pytest
 
-from thirtyone_env.cards import (
+from thirtyone_env.game.cards import (
     DECKS,
     format_card,
     format_cards,
@@ -14,7 +14,7 @@ from thirtyone_env.cards import (
     parse_cards,
     value_table,
 )
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
 
 
 def test_card_ids_follow_suit_times_13_plus_rank():
@@ -97,7 +97,7 @@ def test_lookup_table_agrees_with_reference_scoring_in_any_order():
 
 
 def test_action_names_round_trip():
-    from thirtyone_env.actions import NUM_ACTIONS, action_card, action_name, parse_action
+    from thirtyone_env.game.actions import NUM_ACTIONS, action_card, action_name, parse_action
 
     for a in range(NUM_ACTIONS):
         assert parse_action(action_name(a)) == a

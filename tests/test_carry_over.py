@@ -22,11 +22,20 @@ import numpy as np
 import pytest
 
 import agents
-from thirtyone_env import multiagent
-from thirtyone_env.actions import CARRY_OVER, DECLINE_CARRY, KEEP_BASE, KNOCK, RENEW_BASE, STAND, action_name
-from thirtyone_env.cards import parse_cards
-from thirtyone_env.encoding import ObsLayout, encode_flat
-from thirtyone_env.engine import (
+from thirtyone_env.envs import multiagent
+from thirtyone_env.envs.env import ThirtyOneEnv
+from thirtyone_env.game.actions import (
+    CARRY_OVER,
+    DECLINE_CARRY,
+    KEEP_BASE,
+    KNOCK,
+    RENEW_BASE,
+    STAND,
+    action_name,
+)
+from thirtyone_env.game.cards import parse_cards
+from thirtyone_env.game.encoding import ObsLayout, encode_flat
+from thirtyone_env.game.engine import (
     CARRY,
     CHOOSE,
     DRAW,
@@ -43,12 +52,11 @@ from thirtyone_env.engine import (
     stacked_table_deck,
     start_round,
 )
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.records import game_lines, replay, round_record
-from thirtyone_env.replay import describe_event
-from thirtyone_env.rules import Rules
-from thirtyone_env.table_strategy import carry_decision
-from thirtyone_env.views import describe_view, player_view
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.table_strategy import carry_decision
+from thirtyone_env.game.views import describe_view, player_view
+from thirtyone_env.harness.records import game_lines, replay, round_record
+from thirtyone_env.harness.replay import describe_event
 
 SWITCH = Rules.preset("switch")
 CLUBS23 = "Ac Kc 2c"  # one suit, 23
@@ -452,8 +460,8 @@ def test_replay_prints_a_game_where_several_seats_declined(tmp_path):
     import subprocess
     import sys
 
-    from thirtyone_env.match import play_game
-    from thirtyone_env.records import write_lines
+    from thirtyone_env.harness.match import play_game
+    from thirtyone_env.harness.records import write_lines
 
     rec = play_game(
         [agents.make("random") for _ in range(3)], np.random.default_rng(7), SWITCH, keep_history=True
@@ -464,7 +472,7 @@ def test_replay_prints_a_game_where_several_seats_declined(tmp_path):
         tmp_path / "switch.jsonl", game_lines(SWITCH, 3, rec.histories, rec.winners, rec.lives)
     )
     r = subprocess.run(
-        [sys.executable, "-m", "thirtyone_env.replay", str(path)], capture_output=True, text=True
+        [sys.executable, "-m", "thirtyone_env.harness.replay", str(path)], capture_output=True, text=True
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("declines to carry the last hand over") == sum(declines)

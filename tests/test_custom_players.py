@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import agents
-from thirtyone_env.match import play_game
+from thirtyone_env.harness.match import play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -25,8 +25,8 @@ import os
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK
-from thirtyone_env.cards import hand_value
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK
+from thirtyone_env.game.cards import hand_value
 
 
 class EarlyKnocker:
@@ -271,7 +271,7 @@ TOURNAMENT = """
 import json, multiprocessing as mp, os, sys
 
 import agents
-from thirtyone_env.evaluation import TournamentConfig, run_tournament
+from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 
 if __name__ == "__main__":
     mp.set_start_method(sys.argv[1])

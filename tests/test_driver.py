@@ -1,5 +1,5 @@
-"""The table driver (``thirtyone_env.driver``) and the settled-round reward
-(``thirtyone_env.rewards``) on stacked decks and crafted results."""
+"""The table driver (``thirtyone_env.harness.driver``) and the settled-round reward
+(``thirtyone_env.game.rewards``) on stacked decks and crafted results."""
 
 from __future__ import annotations
 
@@ -9,15 +9,23 @@ from conftest import deal, heads_up_known
 
 from agents.expert import ExpertPlayer
 from agents.imitation import _round_utility
-from thirtyone_env.actions import DRAW_STOCK, KNOCK, discard_action
-from thirtyone_env.cards import parse_card
-from thirtyone_env.driver import NOBODY, Table, reset_players, rollout_value, round_value
-from thirtyone_env.engine import DRAW, GAME_OVER, ROUND_OVER, RoundResult, apply_action, legal_mask, new_game
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.policies import GreedyPolicy
-from thirtyone_env.rewards import LIVES, WIN, seat_reward, settled_reward
-from thirtyone_env.rules import Rules
-from thirtyone_env.views import player_view
+from thirtyone_env.envs.env import ThirtyOneEnv
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, discard_action
+from thirtyone_env.game.cards import parse_card
+from thirtyone_env.game.engine import (
+    DRAW,
+    GAME_OVER,
+    ROUND_OVER,
+    RoundResult,
+    apply_action,
+    legal_mask,
+    new_game,
+)
+from thirtyone_env.game.policies import GreedyPolicy
+from thirtyone_env.game.rewards import LIVES, WIN, seat_reward, settled_reward
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.views import player_view
+from thirtyone_env.harness.driver import NOBODY, Table, reset_players, rollout_value, round_value
 
 
 class Scripted:

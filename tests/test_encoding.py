@@ -1,4 +1,4 @@
-"""The observation encoding (``thirtyone_env.encoding``) on its own: the flat layout's
+"""The observation encoding (``thirtyone_env.game.encoding``) on its own: the flat layout's
 named parts tile the vector as its module table documents, ``part`` returns those
 slices, a stacked position encodes exactly what the seat may see (its hand, the top
 discard, the cards known in other hands, face-up table cards) and nothing hidden, and
@@ -13,12 +13,20 @@ import numpy as np
 import pytest
 from conftest import card, deal, disc, play, random_moves, swap_hidden, switch_deal
 
-from thirtyone_env import encoding
-from thirtyone_env.actions import DRAW_STOCK, KEEP_BASE, KNOCK, TAKE_DISCARD, bus_one_action, widow_action
-from thirtyone_env.cards import parse_cards
-from thirtyone_env.encoding import TURN_SCALE, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
-from thirtyone_env.engine import clone_state, new_game
-from thirtyone_env.rules import PRESETS, Rules
+from thirtyone_env.envs.spaces import dict_space, flat_space
+from thirtyone_env.game import encoding
+from thirtyone_env.game.actions import (
+    DRAW_STOCK,
+    KEEP_BASE,
+    KNOCK,
+    TAKE_DISCARD,
+    bus_one_action,
+    widow_action,
+)
+from thirtyone_env.game.cards import parse_cards
+from thirtyone_env.game.encoding import TURN_SCALE, ObsLayout, encode_dict, encode_flat
+from thirtyone_env.game.engine import clone_state, new_game
+from thirtyone_env.game.rules import PRESETS, Rules
 
 #: One preset per layout: the stock game, each table variant and the scored games.
 LAYOUT_PRESETS = ("standard", "banking", "switch", "stop_the_bus", "no_elimination")

@@ -9,10 +9,10 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import thirtyone_env  # noqa: F401  (registers ThirtyOne-v0)
 from thirtyone_env import IllegalActionError, RandomPolicy, ThirtyOneEnv
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, TAKE_DISCARD
-from thirtyone_env.cards import parse_card
-from thirtyone_env.encoding import ObsLayout, encode_flat
-from thirtyone_env.engine import apply_action, clone_state, legal_actions, new_game, stacked_deck
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, TAKE_DISCARD
+from thirtyone_env.game.cards import parse_card
+from thirtyone_env.game.encoding import ObsLayout, encode_flat
+from thirtyone_env.game.engine import apply_action, clone_state, legal_actions, new_game, stacked_deck
 
 
 def random_rollout(env, seed, steps=300):
@@ -274,7 +274,7 @@ def test_hand_value_features_on_a_stacked_deck():
     """hand_values and discard_values, checked against hand_value by brute force."""
     from itertools import combinations
 
-    from thirtyone_env.cards import hand_value
+    from thirtyone_env.game.cards import hand_value
 
     deck = stacked_deck(["2c 3d 4h", "5c 6d 7h", "8c 9d Jh", "Qc 2d 3h"], upcard="Kh", dealer=0)
     env = ThirtyOneEnv(num_players=4, seat=2, opponents=RandomPolicy(), illegal_action="raise")
@@ -312,7 +312,7 @@ def test_hand_value_features_on_a_stacked_deck():
     assert layout.part(obs, "hand_values")[0] == pytest.approx(best3(four) / 31)
 
 
-@pytest.mark.parametrize("preset", sorted(thirtyone_env.rules.PRESETS))
+@pytest.mark.parametrize("preset", sorted(thirtyone_env.game.rules.PRESETS))
 def test_infos_show_no_hidden_hand_value(preset):
     """Every preset, random play with a short turn cap (void rounds come often): the
     round results in ``info`` (played and skipped) list another seat's hand value only

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import agents
-from thirtyone_env.evaluation import (
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.evaluation import (
     GameOutcome,
     TournamentConfig,
     deck_sequence,
@@ -25,7 +26,6 @@ from thirtyone_env.evaluation import (
     run_tournament,
     summarize,
 )
-from thirtyone_env.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 

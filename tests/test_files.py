@@ -1,4 +1,4 @@
-"""thirtyone_env.files: atomic writes with the user's umask, no-replace writes,
+"""thirtyone_env.harness.files: atomic writes with the user's umask, no-replace writes,
 destination probes and the folder lock that keeps two runs out of one folder."""
 
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from thirtyone_env.files import FolderLock, atomic_write, check_new_file, check_writable_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_new_file, check_writable_dir
 
 
 def test_atomic_write_keeps_the_umask_and_leaves_no_temporary_file(tmp_path):
@@ -47,7 +47,9 @@ def test_destinations_are_probed(tmp_path):
 
 def test_the_folder_lock_refuses_a_second_process_and_dies_with_its_holder(tmp_path):
     folder = tmp_path / "run"
-    probe = f"from thirtyone_env.files import FolderLock; FolderLock({str(folder)!r}, 'run').acquire()"
+    probe = (
+        f"from thirtyone_env.harness.files import FolderLock; FolderLock({str(folder)!r}, 'run').acquire()"
+    )
     with FolderLock(folder, "run"):
         r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
         assert r.returncode == 1 and "run " in r.stderr and "is in use by another running process" in r.stderr

@@ -9,9 +9,9 @@ import agents
 from agents.expert import ExpertPlayer
 from agents.imitation import Demonstrations, collect, knock_gain, pretrain
 from thirtyone_env import ThirtyOneEnv
-from thirtyone_env.actions import DRAW_STOCK, KNOCK
-from thirtyone_env.engine import DRAW, legal_mask
-from thirtyone_env.views import player_view
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK
+from thirtyone_env.game.engine import DRAW, legal_mask
+from thirtyone_env.game.views import player_view
 
 
 def _env(opponents=("expert", "greedy", "expert")):

@@ -5,7 +5,7 @@ from conftest import deal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thirtyone_env.engine import (
+from thirtyone_env.game.engine import (
     DISCARD,
     DRAW,
     GAME_OVER,
@@ -19,7 +19,7 @@ from thirtyone_env.engine import (
     new_game,
     start_round,
 )
-from thirtyone_env.rules import KNOCKER_TIES, STOCK_EXHAUSTED, Rules
+from thirtyone_env.game.rules import KNOCKER_TIES, STOCK_EXHAUSTED, Rules
 
 rules_strategy = st.builds(
     Rules,

@@ -10,13 +10,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thirtyone_env import batch_kernels as K
-from thirtyone_env import kernel_rules as KR
-from thirtyone_env import rewards
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.policies import GreedyPolicy, RandomPolicy
-from thirtyone_env.rules import KNOCKER_TIES, PRESETS, STOCK_EXHAUSTED, THREE_OF_A_KIND, Rules, field_names
-from thirtyone_env.vector import ThirtyOneVectorEnv, batchable
+from thirtyone_env.envs import batch_kernels as K
+from thirtyone_env.envs import kernel_rules as KR
+from thirtyone_env.envs.env import ThirtyOneEnv
+from thirtyone_env.envs.vector import ThirtyOneVectorEnv, batchable
+from thirtyone_env.game import rewards
+from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
+from thirtyone_env.game.rules import (
+    KNOCKER_TIES,
+    PRESETS,
+    STOCK_EXHAUSTED,
+    THREE_OF_A_KIND,
+    Rules,
+    field_names,
+)
 
 #: A strategy for every ``Rules`` field the kernels play (packed or in their arrays).
 PLAYED_OPTIONS = {

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from thirtyone_env import multiagent
-from thirtyone_env.engine import clone_state
-from thirtyone_env.rules import PRESETS, Rules
-from thirtyone_env.views import public_result
+from thirtyone_env.envs import multiagent
+from thirtyone_env.game.engine import clone_state
+from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.game.views import public_result
 
 # PettingZoo's api_test warns on any Dict observation; its own card games use the same
 # {"observation", "action_mask"} layout.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from thirtyone_env.records import read_games, replay
+from thirtyone_env.harness.records import read_games, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +75,7 @@ def test_switch_carry_over_is_typed_as_carry_or_decline():
     """'carry' and 'decline' name the two moves of the carry-over offer (and only then);
     seed 7 offers seat 0 a carry-over: typing 'carry' at every question carries it."""
     from agents.play import parse_command
-    from thirtyone_env.actions import CARRY_OVER, DECLINE_CARRY, DRAW_STOCK
+    from thirtyone_env.game.actions import CARRY_OVER, DECLINE_CARRY, DRAW_STOCK
 
     offer = [CARRY_OVER, DECLINE_CARRY]
     assert parse_command("carry", offer, ()) == CARRY_OVER

@@ -5,12 +5,12 @@ import pytest
 from conftest import deal, random_moves, swap_hidden
 
 import agents
-from thirtyone_env.actions import KNOCK, TAKE_DISCARD
-from thirtyone_env.cards import parse_cards
-from thirtyone_env.engine import legal_actions, legal_mask, new_game, stacked_deck
-from thirtyone_env.match import play_game
-from thirtyone_env.policies import GreedyPolicy, RandomPolicy
-from thirtyone_env.views import player_view
+from thirtyone_env.game.actions import KNOCK, TAKE_DISCARD
+from thirtyone_env.game.cards import parse_cards
+from thirtyone_env.game.engine import legal_actions, legal_mask, new_game, stacked_deck
+from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
+from thirtyone_env.game.views import player_view
+from thirtyone_env.harness.match import play_game
 
 
 def test_registry_makes_players_and_rejects_unknown_names():

@@ -11,11 +11,11 @@ import pytest
 
 import agents
 from thirtyone_env import ThirtyOneEnv
-from thirtyone_env.actions import KNOCK
-from thirtyone_env.match import play_game
-from thirtyone_env.policies import RandomPolicy
-from thirtyone_env.records import game_lines, read_games, replay, write_lines
-from thirtyone_env.rules import PRESETS, Rules
+from thirtyone_env.game.actions import KNOCK
+from thirtyone_env.game.policies import RandomPolicy
+from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.harness.match import play_game
+from thirtyone_env.harness.records import game_lines, read_games, replay, write_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,7 +107,7 @@ def test_evaluate_records_every_game_and_replay_prints_it(tmp_path):
     for game in games:
         final_of(game)
     p = subprocess.run(
-        [sys.executable, "-m", "thirtyone_env.replay", str(files[0]), "--game", "1"],
+        [sys.executable, "-m", "thirtyone_env.harness.replay", str(files[0]), "--game", "1"],
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
@@ -125,11 +125,14 @@ def test_replay_of_a_damaged_file_exits_2(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "game", "rules": {}}\nnot json\n')
     p = subprocess.run(
-        [sys.executable, "-m", "thirtyone_env.replay", str(bad)], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "thirtyone_env.harness.replay", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert p.returncode == 2 and "bad.jsonl" in p.stderr and "Traceback" not in p.stderr
     p = subprocess.run(
-        [sys.executable, "-m", "thirtyone_env.replay", str(tmp_path / "none.jsonl")],
+        [sys.executable, "-m", "thirtyone_env.harness.replay", str(tmp_path / "none.jsonl")],
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert p.returncode == 2 and "not found" in p.stderr

@@ -15,16 +15,17 @@ import numpy as np
 import pytest
 
 import agents
-from thirtyone_env.evaluation import (
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.evaluation import (
     TournamentConfig,
     deal_chunks,
     run_tournament,
     worker_count,
     write_record_manifest,
 )
-from thirtyone_env.files import NAME_MAX, FolderLock
-from thirtyone_env.match import play_game
-from thirtyone_env.records import (
+from thirtyone_env.harness.files import NAME_MAX, FolderLock
+from thirtyone_env.harness.match import play_game
+from thirtyone_env.harness.records import (
     MANIFEST,
     game_lines,
     read_games,
@@ -32,12 +33,11 @@ from thirtyone_env.records import (
     replay,
     write_lines,
 )
-from thirtyone_env.replay import main as replay_main
-from thirtyone_env.report import default_out_name
-from thirtyone_env.rules import Rules
+from thirtyone_env.harness.replay import main as replay_main
+from thirtyone_env.harness.report import default_out_name
 
 ROOT = Path(__file__).resolve().parents[1]
-REPLAY = "python -m thirtyone_env.replay"
+REPLAY = "python -m thirtyone_env.harness.replay"
 
 
 def run(args, cwd=ROOT, stdin="", umask=None):
@@ -57,7 +57,7 @@ def evaluate(*args, cwd=ROOT, umask=None):
 
 
 def replay_cli(*args):
-    return run(["-m", "thirtyone_env.replay", *map(str, args)])
+    return run(["-m", "thirtyone_env.harness.replay", *map(str, args)])
 
 
 def play_cli(*args, stdin=""):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from thirtyone_env.rules import PRESETS, Rules, field_names
+from thirtyone_env.game.rules import PRESETS, Rules, field_names
 
 SPEC_OPTIONS = {
     "deck",
@@ -123,7 +123,7 @@ COUNT_FIELDS = (
 
 @pytest.mark.parametrize("field", COUNT_FIELDS)
 def test_count_options_beyond_the_bound_are_refused_naming_the_range(field):
-    from thirtyone_env.rules import MAX_COUNT
+    from thirtyone_env.game.rules import MAX_COUNT
 
     assert getattr(Rules(**{field: MAX_COUNT}), field) == MAX_COUNT
     for bad in (MAX_COUNT + 1, 2**31, 2**63):
@@ -144,9 +144,9 @@ def test_counts_at_the_bound_play_alike_on_both_backends():
     loses a million lives)."""
     import numpy as np
 
-    from thirtyone_env.env import ThirtyOneEnv
-    from thirtyone_env.policies import RandomPolicy
-    from thirtyone_env.rules import MAX_COUNT
+    from thirtyone_env.envs.env import ThirtyOneEnv
+    from thirtyone_env.game.policies import RandomPolicy
+    from thirtyone_env.game.rules import MAX_COUNT
 
     rules = Rules(
         lives=MAX_COUNT, knocker_penalty=MAX_COUNT, max_turns_per_round=MAX_COUNT, max_rounds=MAX_COUNT

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from conftest import card, deal, disc, play
 
-from thirtyone_env.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
-from thirtyone_env.cards import DECKS, parse_card
-from thirtyone_env.engine import (
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
+from thirtyone_env.game.cards import DECKS, parse_card
+from thirtyone_env.game.engine import (
     DISCARD,
     DRAW,
     GAME_OVER,
@@ -31,7 +31,7 @@ from thirtyone_env.engine import (
     stacked_deck,
     start_round,
 )
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
 
 # Hands reused across scenarios, with their values in the standard game.
 H15 = "Tc 5c 2d"  # clubs 15
@@ -730,8 +730,8 @@ def test_stop_the_bus_pair_first_kk2_beats_qqa_and_the_loser_loses_a_life():
     """The seed: within a class by the highest card or the pair, then the kicker. Seat 0
     makes K-K-2 and stops the bus; seat 1 makes Q-Q-A on its last turn and loses the
     showdown (1 of its 3 lives)."""
-    from thirtyone_env.actions import bus_one_action
-    from thirtyone_env.engine import stacked_table_deck
+    from thirtyone_env.game.actions import bus_one_action
+    from thirtyone_env.game.engine import stacked_table_deck
 
     rules = Rules.preset("stop_the_bus")
     deck = stacked_table_deck(rules, ["Kh Kd 9c", "Qh Qd 5s"], "2s As 7d", dealer=1)
@@ -765,8 +765,8 @@ def test_stacked_deck_that_is_not_a_sequence_is_refused():
 
 @pytest.mark.parametrize("bad", [2.5, False])
 def test_both_envs_refuse_a_reset_deck_with_an_element_that_is_not_a_card(bad):
-    from thirtyone_env import multiagent
-    from thirtyone_env.env import ThirtyOneEnv
+    from thirtyone_env.envs import multiagent
+    from thirtyone_env.envs.env import ThirtyOneEnv
 
     deck = [0, 1, 2, bad]
     with pytest.raises(ValueError, match=r"stacked deck: element 3 \(.*\) is not a card"):

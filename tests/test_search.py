@@ -8,14 +8,14 @@ from conftest import heads_up_known, random_moves
 import agents
 from agents.expert import ExpertPlayer
 from agents.search import SearchPlayer
-from thirtyone_env.actions import DRAW_STOCK, KNOCK
-from thirtyone_env.engine import (
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK
+from thirtyone_env.game.engine import (
     card_locations,
     legal_actions,
     legal_mask,
     new_game,
 )
-from thirtyone_env.views import player_view
+from thirtyone_env.game.views import player_view
 
 
 def _positions(rules: str, n: int, count: int, seed: int):

@@ -25,7 +25,7 @@ from agents.training import cli, collection
 from agents.training.config import TrainConfig
 from agents.training.envs import make_vec, observation_shape
 from agents.training.evaluations import write_evaluations
-from thirtyone_env.files import FolderLock
+from thirtyone_env.harness.files import FolderLock
 
 
 def main(*args: str) -> int:

@@ -9,7 +9,7 @@ from conftest import card, deal, play, switch_deal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thirtyone_env.actions import (
+from thirtyone_env.game.actions import (
     BUS_ALL,
     KEEP_BASE,
     KNOCK,
@@ -20,8 +20,8 @@ from thirtyone_env.actions import (
     swap_one_action,
     widow_action,
 )
-from thirtyone_env.cards import BRAG_CLASSES, brag_key, parse_cards
-from thirtyone_env.engine import (
+from thirtyone_env.game.cards import BRAG_CLASSES, brag_key, parse_cards
+from thirtyone_env.game.engine import (
     CHOOSE,
     CONTINUE,
     DRAW,
@@ -35,8 +35,8 @@ from thirtyone_env.engine import (
     new_game,
     start_round,
 )
-from thirtyone_env.rules import Rules
-from thirtyone_env.views import player_view
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.views import player_view
 
 # -- cut throat ------------------------------------------------------------------------
 
@@ -363,8 +363,8 @@ def test_env_checkers_pass_for_every_variant(name):
 def test_face_down_table_cards_never_reach_an_observation(name):
     """Swap a face-down table card with a stock card: every seat's observation stays
     the same (nobody can see either)."""
-    from thirtyone_env.encoding import ObsLayout, encode_flat
-    from thirtyone_env.engine import clone_state
+    from thirtyone_env.game.encoding import ObsLayout, encode_flat
+    from thirtyone_env.game.engine import clone_state
 
     rules = Rules.preset(name)
     layout = ObsLayout(4, rules)
@@ -392,7 +392,7 @@ def test_every_player_plays_every_variant_legally(name):
     """A short tournament (duplicate deals) of all built-in players on the preset:
     an illegal move would raise."""
     import agents
-    from thirtyone_env.evaluation import TournamentConfig, run_tournament, summarize
+    from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament, summarize
 
     players = (
         ("search:worlds=2", "expert", "blitz31", "greedy")

@@ -4,9 +4,9 @@ Gymnasium vector and SB3 VecEnv interfaces, MaskablePPO on it, its errors."""
 import numpy as np
 import pytest
 
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.policies import GreedyPolicy, RandomPolicy
-from thirtyone_env.vector import ThirtyOneVectorEnv, batchable, sb3_vec_env
+from thirtyone_env.envs.env import ThirtyOneEnv
+from thirtyone_env.envs.vector import ThirtyOneVectorEnv, batchable, sb3_vec_env
+from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 
 
 def _single_envs(n_games, num_players, rules, opponents, seed, **kw):
@@ -170,7 +170,7 @@ def test_compiled_single_env_passes_the_checkers_and_names_what_it_lacks():
         sb3_check_env(ThirtyOneEnv(4, backend="compiled"))
     env = ThirtyOneEnv(4, backend="compiled", illegal_action="raise")
     obs, info = env.reset(seed=1)
-    from thirtyone_env.engine import IllegalActionError
+    from thirtyone_env.game.engine import IllegalActionError
 
     with pytest.raises(IllegalActionError, match="illegal action"):
         env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
@@ -191,7 +191,7 @@ def test_compiled_generator_draws_exactly_as_numpy():
     range(m), raw draws, interleaved, on many seeds (the equivalence rests on it)."""
     from gymnasium.utils import seeding
 
-    from thirtyone_env.batch_rng import integers, load_row, next_uint64, shuffle, state_row
+    from thirtyone_env.envs.batch_rng import integers, load_row, next_uint64, shuffle, state_row
 
     for seed in range(60):
         ref = seeding.np_random(seed)[0]

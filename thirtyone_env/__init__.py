@@ -1,35 +1,98 @@
 """thirtyone_env: the card game Thirty-One (Scat, Blitz, Knock) for reinforcement learning.
 
-``import thirtyone_env`` registers ``ThirtyOne-v0`` with Gymnasium.
+The package has three layers; imports run one way, each layer using only those above
+it in this list:
+
+- :mod:`thirtyone_env.game`: the game itself as plain functions over a compact state
+  (cards, rules, action ids, events, the engine, table moves, what a seat sees and its
+  encoding as features, rewards, the built-in heuristics). No Gymnasium.
+- :mod:`thirtyone_env.harness`: tables of players (the one table driver), matches,
+  tournaments, game records, replay, analytics, reports and safe file writing.
+- :mod:`thirtyone_env.envs`: the RL environments (Gymnasium single and vector envs,
+  the numba kernels behind them, the PettingZoo env).
+
+The public names below are importable from here (``from thirtyone_env import
+ThirtyOneEnv, Rules``); each is loaded on first use, so ``import thirtyone_env.game...``
+loads no Gymnasium. ``ThirtyOne-v0`` is registered with Gymnasium as soon as both this
+package and Gymnasium are imported, in either order.
 """
 
-from gymnasium.envs.registration import register, registry
+from __future__ import annotations
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, STAND, TAKE_DISCARD
-from thirtyone_env.cards import format_card, hand_value, parse_card
-from thirtyone_env.engine import IllegalActionError, RoundResult
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.policies import GreedyPolicy, Policy, RandomPolicy
-from thirtyone_env.rules import Rules
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+from typing import Any
 
-__all__ = [
-    "DISCARD_BASE",
-    "DRAW_STOCK",
-    "KNOCK",
-    "NUM_ACTIONS",
-    "STAND",
-    "TAKE_DISCARD",
-    "IllegalActionError",
-    "Policy",
-    "RandomPolicy",
-    "RoundResult",
-    "GreedyPolicy",
-    "Rules",
-    "ThirtyOneEnv",
-    "format_card",
-    "hand_value",
-    "parse_card",
-]
+#: public name -> module that defines it
+_PUBLIC = {
+    "DISCARD_BASE": "thirtyone_env.game.actions",
+    "DRAW_STOCK": "thirtyone_env.game.actions",
+    "KNOCK": "thirtyone_env.game.actions",
+    "NUM_ACTIONS": "thirtyone_env.game.actions",
+    "STAND": "thirtyone_env.game.actions",
+    "TAKE_DISCARD": "thirtyone_env.game.actions",
+    "IllegalActionError": "thirtyone_env.game.actions",
+    "RoundResult": "thirtyone_env.game.engine",
+    "Policy": "thirtyone_env.game.policies",
+    "RandomPolicy": "thirtyone_env.game.policies",
+    "GreedyPolicy": "thirtyone_env.game.policies",
+    "Rules": "thirtyone_env.game.rules",
+    "format_card": "thirtyone_env.game.cards",
+    "hand_value": "thirtyone_env.game.cards",
+    "parse_card": "thirtyone_env.game.cards",
+    "ThirtyOneEnv": "thirtyone_env.envs.env",
+}
 
-if "ThirtyOne-v0" not in registry:
-    register(id="ThirtyOne-v0", entry_point="thirtyone_env.env:ThirtyOneEnv")
+__all__ = sorted(_PUBLIC)
+
+ENV_ID = "ThirtyOne-v0"
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value  # found once
+        return value
+    raise AttributeError(f"module 'thirtyone_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+def register_envs() -> None:
+    """Register ``ThirtyOne-v0`` with Gymnasium (once)."""
+    from gymnasium.envs.registration import register, registry
+
+    if ENV_ID not in registry:
+        register(id=ENV_ID, entry_point="thirtyone_env.envs.env:ThirtyOneEnv")
+
+
+class _RegisterWithGymnasium(importlib.abc.MetaPathFinder):
+    """Registers the env right after Gymnasium is first imported (when this package
+    came first): ``import thirtyone_env`` must not load Gymnasium, yet
+    ``gym.make("ThirtyOne-v0")`` must work in whatever order the two were imported."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("gymnasium")
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            load(module)
+            register_envs()
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+if "gymnasium" in sys.modules:
+    register_envs()
+elif not any(isinstance(f, _RegisterWithGymnasium) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterWithGymnasium())

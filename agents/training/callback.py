@@ -20,7 +20,7 @@ from agents.training.evaluations import (
     write_evaluations,
 )
 from agents.training.models import save_model
-from thirtyone_env.files import make_dir
+from thirtyone_env.harness.files import make_dir
 
 
 class RunCallback(BaseCallback):

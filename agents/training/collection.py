@@ -20,8 +20,8 @@ import numpy as np
 import agents
 from agents.training.config import TrainConfig
 from agents.training.envs import make_env_fn, observation_shape
-from thirtyone_env.files import atomic_write
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.files import atomic_write
 
 #: Teacher decisions per collection job: the jobs and their seeds depend on the seed
 #: and the decision count only, so the demonstrations are the same on any worker count.

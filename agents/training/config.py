@@ -15,10 +15,10 @@ from typing import Any
 
 import agents
 from agents.training.seeding import RunSeeds
-from thirtyone_env.encoding import ENCODINGS
-from thirtyone_env.env import EPISODES, REWARDS
-from thirtyone_env.files import check_name
-from thirtyone_env.rules import Rules
+from thirtyone_env.envs.env import EPISODES, REWARDS
+from thirtyone_env.game.encoding import ENCODINGS
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.files import check_name
 
 ACTIVATIONS = ("tanh", "relu")
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
@@ -83,7 +83,7 @@ class TrainConfig:
     n_envs: int = option(8, "games played at once (the vector env's size)")
     vec_env: str = option(
         "auto",
-        "'batched' (compiled, thirtyone_env.vector), 'subproc' (a process per env), 'dummy' "
+        "'batched' (compiled, thirtyone_env.envs.vector), 'subproc' (a process per env), 'dummy' "
         "(in process), or 'auto': batched where the opponents are compiled, else subproc",
         "--vec",
     )
@@ -222,7 +222,7 @@ class TrainConfig:
         ``subproc``."""
         if self.vec_env != "auto":
             return self.vec_env
-        from thirtyone_env.vector import batchable
+        from thirtyone_env.envs.vector import batchable
 
         specs = self.opponent_specs
         compiled = (

@@ -35,7 +35,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
         from sb3_contrib.common.wrappers import ActionMasker
         from stable_baselines3.common.monitor import Monitor
 
-        from thirtyone_env.env import ThirtyOneEnv
+        from thirtyone_env.envs.env import ThirtyOneEnv
 
         if os.getpid() != trainer:  # an env worker process: Ctrl-C is the trainer's to handle
             signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -58,7 +58,7 @@ def make_vec(config: TrainConfig) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if config.vec == "batched":
-        from thirtyone_env.vector import sb3_vec_env
+        from thirtyone_env.envs.vector import sb3_vec_env
 
         specs = config.opponent_specs
         if config.self_play == 0 and all(s in ("greedy", "random") for s in specs) and len(set(specs)) == 1:
@@ -89,7 +89,7 @@ def make_vec(config: TrainConfig) -> Any:
 
 def observation_shape(config: TrainConfig) -> tuple[int, int]:
     """The width of the run's flat observation and its number of actions."""
-    from thirtyone_env.env import ThirtyOneEnv
+    from thirtyone_env.envs.env import ThirtyOneEnv
 
     env = ThirtyOneEnv(num_players=config.players, rules=config.rules)
     return int(env.observation_space.shape[0]), int(env.action_space.n)

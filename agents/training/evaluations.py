@@ -13,7 +13,7 @@ import numpy as np
 
 import agents
 from agents.training.config import TrainConfig
-from thirtyone_env.files import atomic_write
+from thirtyone_env.harness.files import atomic_write
 
 EVALUATIONS = "evaluations.csv"
 EVAL_FIELDS = (
@@ -32,7 +32,7 @@ EVAL_FIELDS = (
 
 def evaluate_policy_file(path: Path, config: TrainConfig, spec: str, games: int, seed: int) -> dict[str, Any]:
     """The learner (seat-rotated, duplicate deals) against three copies of ``spec``."""
-    from thirtyone_env.evaluation import TournamentConfig, run_tournament, summarize
+    from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament, summarize
 
     players = (f"ppo:path={path}",) + (spec,) * (config.players - 1)
     tc = TournamentConfig(players=players, games=games, rules=config.rules, seed=seed, workers=1)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import TrainConfig
-from thirtyone_env.files import atomic_write
+from thirtyone_env.harness.files import atomic_write
 
 #: torch device types a run can train on ('auto' too: SB3 picks CUDA where there is one)
 DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu")

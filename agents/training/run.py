@@ -25,8 +25,8 @@ from agents.training.run_folder import (
     write_new_run,
 )
 from agents.training.warm_start import warm_start
-from thirtyone_env.files import FolderLock, check_writable_dir
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.files import FolderLock, check_writable_dir
 
 
 def check_players(config: TrainConfig) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from agents.training.config import OPERATIONAL, TrainConfig
 from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
-from thirtyone_env.files import FolderLock, atomic_write
+from thirtyone_env.harness.files import FolderLock, atomic_write
 
 CONFIG = "config.json"
 VERSIONS = "versions.json"

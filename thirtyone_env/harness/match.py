@@ -11,16 +11,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from thirtyone_env.driver import NOBODY, Table, observe, policy_move, reset_players
-from thirtyone_env.engine import RoundResult, new_game
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.engine import RoundResult, new_game
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.driver import NOBODY, Table, observe, policy_move, reset_players
 
 __all__ = ["GameRecord", "observe", "play_game", "policy_move"]  # observe, policy_move: the driver's
 
 
 class GameRecord(NamedTuple):
     """The outcome of one game: ``winners`` (seats), final ``lives``, every round's
-    :class:`~thirtyone_env.engine.RoundResult` and the per-round event histories."""
+    :class:`~thirtyone_env.game.engine.RoundResult` and the per-round event histories."""
 
     winners: tuple[int, ...]
     lives: tuple[int, ...]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from thirtyone_env.engine import (
+from thirtyone_env.game.engine import (
     CARRY,
     CHOOSE,
     DISCARD,
@@ -23,7 +23,7 @@ from thirtyone_env.engine import (
     RoundResult,
     carry_qualifies,
 )
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
 
 _BITS: dict[int, tuple[int, ...]] = {0: ()}
 
@@ -193,7 +193,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
 
 def describe_view(v: PlayerView) -> str:
     """Human-readable text of a view (the env's ``ansi`` render)."""
-    from thirtyone_env.cards import format_cards, hand_value
+    from thirtyone_env.game.cards import format_cards, hand_value
 
     lines = [
         f"Round {v.round_no} | dealer: seat {v.dealer} | "

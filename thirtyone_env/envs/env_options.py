@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 EPISODES = ("game", "round")
-REWARDS = ("lives", "win")  #: index = the reward kind of :mod:`thirtyone_env.rewards`
+REWARDS = ("lives", "win")  #: index = the reward kind of :mod:`thirtyone_env.game.rewards`
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 BACKENDS = ("python", "compiled")
 RESET_OPTIONS = ("deck", "dealer")

@@ -1,6 +1,6 @@
 """A sensible heuristic for the variants' table moves, shared by the built-in players.
 
-:func:`table_move` picks, from what a :class:`~thirtyone_env.views.PlayerView` shows,
+:func:`table_move` picks, from what a :class:`~thirtyone_env.game.views.PlayerView` shows,
 the table move that leaves the best hand: every face-up card is valued exactly; a
 face-down card (banking's widow, Switch's face-down hand) at the mean over the cards
 the player cannot see. Moves that take two or more face-down cards are used only when
@@ -22,7 +22,7 @@ from functools import cache
 
 import numpy as np
 
-from thirtyone_env.actions import (
+from thirtyone_env.game.actions import (
     BUS_ALL,
     BUS_ONE_BASE,
     CARRY_OVER,
@@ -35,9 +35,9 @@ from thirtyone_env.actions import (
     WIDOW_BASE,
     decode,
 )
-from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_table
-from thirtyone_env.rules import Rules
-from thirtyone_env.views import PlayerView
+from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.views import PlayerView
 
 
 @cache

@@ -3,9 +3,9 @@
 ``env(num_players=4, rules="standard")`` is the wrapped environment (illegal moves end
 the game with -1 for the mover, out-of-order calls raise); ``raw_env`` is the bare one.
 Both hold actions to the single-agent env's contract
-(:func:`~thirtyone_env.actions.check_action_id`): anything but an int id in the action
+(:func:`~thirtyone_env.game.actions.check_action_id`): anything but an int id in the action
 space (a bool, a float, a string) raises
-:class:`~thirtyone_env.engine.IllegalActionError`, never cast. Agents are ``"player_0"`` ... by seat. Each agent
+:class:`~thirtyone_env.game.engine.IllegalActionError`, never cast. Agents are ``"player_0"`` ... by seat. Each agent
 observes ``{"observation": <the single-agent env's encoding of its own seat>,
 "action_mask": int8}``: its own hand and the public table, never another hand, and an
 all-zero mask whenever it is not the one to act.
@@ -17,7 +17,7 @@ to each player as it is eliminated. A player leaves (``terminations[agent]``) wh
 is eliminated; the game ends when one is left (or at the rules' round limit).
 
 ``infos[agent]["round_result"]`` is the last round's result as that agent saw it
-(:func:`~thirtyone_env.views.public_result`: no value of a hand that was never shown,
+(:func:`~thirtyone_env.game.views.public_result`: no value of a hand that was never shown,
 after a blitz or a void round); ``infos[agent]["winners"]`` at the end.
 """
 
@@ -31,14 +31,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from thirtyone_env.actions import check_action_id, num_actions
-from thirtyone_env.driver import Table
-from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, encode_dict, encode_flat, flat_space
-from thirtyone_env.engine import GAME_OVER, ROUND_OVER, GameState, legal_mask, new_game
-from thirtyone_env.env_options import REWARDS
-from thirtyone_env.rewards import seat_reward
-from thirtyone_env.rules import Rules
-from thirtyone_env.views import describe_view, player_view, public_result
+from thirtyone_env.envs.env_options import REWARDS
+from thirtyone_env.envs.spaces import dict_space, flat_space
+from thirtyone_env.game.actions import check_action_id, num_actions
+from thirtyone_env.game.encoding import ENCODINGS, ObsLayout, encode_dict, encode_flat
+from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, GameState, legal_mask, new_game
+from thirtyone_env.game.rewards import seat_reward
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.views import describe_view, player_view, public_result
+from thirtyone_env.harness.driver import Table
 
 
 def env(**kwargs: Any) -> AECEnv:

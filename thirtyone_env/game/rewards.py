@@ -3,7 +3,7 @@
 :func:`settled_reward` is plain arithmetic on numbers, so the numba kernels compile
 this same function (``numba.njit(settled_reward)``) that the single-agent and the
 PettingZoo envs call through :func:`seat_reward`. The reward kinds are the indexes of
-:data:`thirtyone_env.env_options.REWARDS`.
+:data:`thirtyone_env.envs.env_options.REWARDS`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def settled_reward(kind: int, gain: float, eliminated: bool, won: bool) -> float
 
 
 def seat_reward(kind: int, result: Any, seat: int, winners: tuple[int, ...]) -> float:
-    """:func:`settled_reward` of a :class:`~thirtyone_env.engine.RoundResult` for
+    """:func:`settled_reward` of a :class:`~thirtyone_env.game.engine.RoundResult` for
     ``seat``; ``winners`` are the game's winners when this settlement ended the game,
     else ``()``."""
     gain = float(result.gains[seat]) if result.gains else -float(result.losses[seat])

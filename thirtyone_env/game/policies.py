@@ -3,7 +3,7 @@
 A policy is any object with ``act(observation, action_mask) -> int``. Optional:
 
 - ``obs_encoding``: the encoding it wants (``"flat"``, ``"dict"`` or ``"view"`` for a
-  :class:`~thirtyone_env.views.PlayerView`); without it a policy gets the env's own.
+  :class:`~thirtyone_env.game.views.PlayerView`); without it a policy gets the env's own.
 - ``reset(rng)``: called at the start of every episode with the env's
   ``numpy.random.Generator``; all of a policy's randomness must come from it.
 
@@ -17,10 +17,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
-from thirtyone_env.table_strategy import table_move
-from thirtyone_env.views import PlayerView
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
+from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
+from thirtyone_env.game.table_strategy import table_move
+from thirtyone_env.game.views import PlayerView
 
 
 @runtime_checkable

@@ -1,11 +1,11 @@
 """Games on the compiled kernels: the arrays N games live in and the calls on them.
 
 :class:`KernelGames` holds N stock games (one learning seat each) in the flat arrays of
-:mod:`thirtyone_env.batch_kernels` and steps, encodes and masks them with one kernel
-call each; :class:`~thirtyone_env.vector.ThirtyOneVectorEnv` is the Gymnasium face of
+:mod:`thirtyone_env.envs.batch_kernels` and steps, encodes and masks them with one kernel
+call each; :class:`~thirtyone_env.envs.vector.ThirtyOneVectorEnv` is the Gymnasium face of
 it and :class:`CompiledGame` the single env's (``ThirtyOneEnv(backend="compiled")``).
 Whether the kernels can play a table is decided here, once (:func:`kernel_opponents`
-and :func:`~thirtyone_env.kernel_rules.batchable`): this module imports neither env
+and :func:`~thirtyone_env.envs.kernel_rules.batchable`): this module imports neither env
 module, so the single env and the vector env both build on it without a cycle.
 """
 
@@ -17,15 +17,15 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
-from thirtyone_env import batch_kernels as K
-from thirtyone_env import kernel_rules
-from thirtyone_env.actions import num_actions
-from thirtyone_env.batch_rng import ROW, state_row
-from thirtyone_env.cards import hand_table
-from thirtyone_env.encoding import ObsLayout
-from thirtyone_env.engine import PHASE_NAMES
-from thirtyone_env.policies import GreedyPolicy, RandomPolicy
-from thirtyone_env.rules import Rules
+from thirtyone_env.envs import batch_kernels as K
+from thirtyone_env.envs import kernel_rules
+from thirtyone_env.envs.batch_rng import ROW, state_row
+from thirtyone_env.game.actions import num_actions
+from thirtyone_env.game.cards import hand_table
+from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.engine import PHASE_NAMES
+from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
+from thirtyone_env.game.rules import Rules
 
 #: Opponents the kernels play, by name.
 KERNEL_OPPONENTS = ("greedy", "random")

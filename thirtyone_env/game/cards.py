@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from thirtyone_env.rules import Rules
+    from thirtyone_env.game.rules import Rules
 
 SUITS = "cdhs"
 RANKS = "23456789TJQKA"

@@ -1,5 +1,5 @@
-"""What the compiled kernels know of a :class:`~thirtyone_env.rules.Rules`: the one
-declared mirror of the rules in :mod:`thirtyone_env.batch_kernels`.
+"""What the compiled kernels know of a :class:`~thirtyone_env.game.rules.Rules`: the one
+declared mirror of the rules in :mod:`thirtyone_env.envs.batch_kernels`.
 
 The kernels read the rules from one int64 vector (slots ``R_*``) and two arrays (the
 hand-value lookup and the deck). :data:`MIRROR` says, for every field of ``Rules``,
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from thirtyone_env.env_options import EPISODES, REWARDS
-from thirtyone_env.rules import KNOCKER_TIES, STOCK_EXHAUSTED, Rules
+from thirtyone_env.envs.env_options import EPISODES, REWARDS
+from thirtyone_env.game.rules import KNOCKER_TIES, STOCK_EXHAUSTED, Rules
 
 # Slots of the rules vector the kernels read (``R[R_KFT]``...).
 R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE, R_MAX_TURNS, R_EXHAUSTED = range(7)

@@ -6,22 +6,22 @@ a finished game's last observation is in ``info["final_obs"]``, its info in
 ``VecEnv`` (``env_method("action_masks")`` feeds ``MaskablePPO``; finished games put
 ``terminal_observation`` in their info).
 
-Game ``i`` is the same game as a :class:`~thirtyone_env.env.ThirtyOneEnv` reset with
+Game ``i`` is the same game as a :class:`~thirtyone_env.envs.env.ThirtyOneEnv` reset with
 seed ``seed + i``: same deals, same opponents' moves, same observations, masks and
-rewards (the stock game with lives; :mod:`thirtyone_env.batch_kernels` holds the
-compiled engine and :mod:`thirtyone_env.kernel_rules` declares, field by field, which
+rewards (the stock game with lives; :mod:`thirtyone_env.envs.batch_kernels` holds the
+compiled engine and :mod:`thirtyone_env.envs.kernel_rules` declares, field by field, which
 rules it plays). Opponents run inside the kernels: ``"greedy"`` (or a
-:class:`~thirtyone_env.policies.GreedyPolicy`, any ``knock_at``) and ``"random"`` (or a
-:class:`~thirtyone_env.policies.RandomPolicy`) play exactly as in the single env: each
+:class:`~thirtyone_env.game.policies.GreedyPolicy`, any ``knock_at``) and ``"random"`` (or a
+:class:`~thirtyone_env.game.policies.RandomPolicy`) play exactly as in the single env: each
 game draws (deals and random moves) from its own NumPy generator, seeded as the single
-env's (:mod:`thirtyone_env.batch_rng`). Other opponents and the table or
+env's (:mod:`thirtyone_env.envs.batch_rng`). Other opponents and the table or
 scored variants fall back to one ``ThirtyOneEnv`` per game, stepped in a loop (same
 API, same results, no speed-up).
 
 Actions: one per game, each held to the single env's contract
-(:func:`~thirtyone_env.actions.check_action_id`): an int id; a float (``2.7`` or
+(:func:`~thirtyone_env.game.actions.check_action_id`): an int id; a float (``2.7`` or
 ``2.0``), a bool or a string is refused with
-:class:`~thirtyone_env.engine.IllegalActionError` naming the game, never cast.
+:class:`~thirtyone_env.game.engine.IllegalActionError` naming the game, never cast.
 
 Memory: 1.6 KB of game state per game, plus its observation (650 float32 features at
 4 seats: 2.6 KB) and mask: 4.3 KB a game.
@@ -37,21 +37,22 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from thirtyone_env import kernel_rules
-from thirtyone_env.actions import check_action_id, num_actions
-from thirtyone_env.encoding import ObsLayout, flat_space
-from thirtyone_env.engine import IllegalActionError
-from thirtyone_env.env import ThirtyOneEnv
-from thirtyone_env.env_options import EPISODES, REWARDS
-from thirtyone_env.env_options import choice as _choice
-from thirtyone_env.kernel_games import KernelGames, kernel_opponents
-from thirtyone_env.policies import GreedyPolicy, RandomPolicy
-from thirtyone_env.rules import Rules
+from thirtyone_env.envs import kernel_rules
+from thirtyone_env.envs.env import ThirtyOneEnv
+from thirtyone_env.envs.env_options import EPISODES, REWARDS
+from thirtyone_env.envs.env_options import choice as _choice
+from thirtyone_env.envs.kernel_games import KernelGames, kernel_opponents
+from thirtyone_env.envs.spaces import flat_space
+from thirtyone_env.game.actions import check_action_id, num_actions
+from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.engine import IllegalActionError
+from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
+from thirtyone_env.game.rules import Rules
 
 
 def batchable(rules: Rules) -> bool:
     """Whether the compiled kernels play these rules (the stock game with lives): every
-    field's value is one they play, as :data:`~thirtyone_env.kernel_rules.MIRROR`
+    field's value is one they play, as :data:`~thirtyone_env.envs.kernel_rules.MIRROR`
     declares field by field."""
     return kernel_rules.batchable(rules)
 
@@ -182,7 +183,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """The games' action ids as int64, each held to the single env's contract
-        (:func:`~thirtyone_env.actions.check_action_id`); the error names the game."""
+        (:func:`~thirtyone_env.game.actions.check_action_id`); the error names the game."""
         N, n = self.num_envs, self.single_action_space.n
         if isinstance(actions, np.ndarray) and actions.dtype.kind in "iu" and actions.shape in ((N,), (N, 1)):
             ids = actions.reshape(N)

@@ -36,10 +36,20 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from thirtyone_env.actions import action_name, check_action_id, num_actions
-from thirtyone_env.driver import Table, observe, reset_players
-from thirtyone_env.encoding import ENCODINGS, ObsLayout, dict_space, flat_space
-from thirtyone_env.engine import (
+from thirtyone_env.envs.env_options import (
+    BACKENDS,
+    EPISODES,
+    ILLEGAL_ACTION_MODES,
+    RESET_OPTIONS,
+    REWARDS,
+    check_seat,
+    choice,
+)
+from thirtyone_env.envs.kernel_games import CompiledGame
+from thirtyone_env.envs.spaces import dict_space, flat_space
+from thirtyone_env.game.actions import action_name, check_action_id, num_actions
+from thirtyone_env.game.encoding import ENCODINGS, ObsLayout
+from thirtyone_env.game.engine import (
     GAME_OVER,
     PHASE_NAMES,
     ROUND_OVER,
@@ -50,20 +60,11 @@ from thirtyone_env.engine import (
     legal_mask,
     new_game,
 )
-from thirtyone_env.env_options import (
-    BACKENDS,
-    EPISODES,
-    ILLEGAL_ACTION_MODES,
-    RESET_OPTIONS,
-    REWARDS,
-    check_seat,
-    choice,
-)
-from thirtyone_env.kernel_games import CompiledGame
-from thirtyone_env.policies import GreedyPolicy
-from thirtyone_env.rewards import seat_reward
-from thirtyone_env.rules import Rules
-from thirtyone_env.views import describe_view, player_view, public_result
+from thirtyone_env.game.policies import GreedyPolicy
+from thirtyone_env.game.rewards import seat_reward
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.views import describe_view, player_view, public_result
+from thirtyone_env.harness.driver import Table, observe, reset_players
 
 __all__ = ["BACKENDS", "EPISODES", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "REWARDS", "ThirtyOneEnv"]
 
@@ -73,8 +74,8 @@ class ThirtyOneEnv(gym.Env):
 
     Args:
         num_players: table size, 2..9 (the rules' deck must deal it).
-        rules: a :class:`~thirtyone_env.rules.Rules` or a preset name.
-        opponents: ``None`` (a :class:`~thirtyone_env.policies.GreedyPolicy` in every
+        rules: a :class:`~thirtyone_env.game.rules.Rules` or a preset name.
+        opponents: ``None`` (a :class:`~thirtyone_env.game.policies.GreedyPolicy` in every
             other seat), one policy for all of them, or a list of ``num_players - 1``
             policies seated clockwise after the agent.
         seat: the agent's seat, or ``"random"`` (drawn each episode).
@@ -84,12 +85,12 @@ class ThirtyOneEnv(gym.Env):
             ``"dict"`` (a ``Dict`` of the same parts).
         illegal_action: ``"penalize"``: an illegal action ends the episode with reward
             -1 and ``info["illegal_action"]``; ``"raise"``: raise
-            :class:`~thirtyone_env.engine.IllegalActionError`.
+            :class:`~thirtyone_env.game.engine.IllegalActionError`.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
             (prints it every step).
         backend: ``"python"`` (the engine: every rule set and opponent, ``state``,
             round results in ``info``, ``render`` and ``save_record``) or ``"compiled"``
-            (the numba kernels of :mod:`thirtyone_env.vector`: the stock game with lives,
+            (the numba kernels of :mod:`thirtyone_env.envs.vector`: the stock game with lives,
             ``GreedyPolicy`` / ``RandomPolicy`` opponents, the flat encoding; several
             times faster, and the same games, observations and rewards for the same
             seed; no ``state``, round results, render or records).
@@ -322,12 +323,12 @@ class ThirtyOneEnv(gym.Env):
 
     def save_record(self, path: str) -> str:
         """Write the current game (every round played so far, with the engine's full
-        account of it) as JSON Lines: replay it with ``python -m thirtyone_env.replay``.
+        account of it) as JSON Lines: replay it with ``python -m thirtyone_env.harness.replay``.
         Opponents are named by class; the agent's seat is listed as ``"agent"``.
         ``path`` must be a new file (``ValueError`` otherwise): a file that exists is
         never replaced."""
-        from thirtyone_env.files import check_new_file
-        from thirtyone_env.records import game_lines, write_lines
+        from thirtyone_env.harness.files import check_new_file
+        from thirtyone_env.harness.records import game_lines, write_lines
 
         if self._compiled is not None:
             raise RuntimeError("save_record needs backend='python' (the compiled backend keeps no history)")

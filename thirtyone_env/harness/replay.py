@@ -1,6 +1,6 @@
-"""Print a recorded game turn by turn: ``python -m thirtyone_env.replay FILE|DIR [--game K]``.
+"""Print a recorded game turn by turn: ``python -m thirtyone_env.harness.replay FILE|DIR [--game K]``.
 
-The game is replayed on the engine (:func:`thirtyone_env.records.replay`), so what is
+The game is replayed on the engine (:func:`thirtyone_env.harness.records.replay`), so what is
 printed is what the engine does with the recorded deck and actions. A record that
 does not replay to every standing it states (each round's result: lives, losses,
 values, points or chips, who went out; the game's end), a damaged, empty or
@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env import events as ev
-from thirtyone_env.cards import format_card, format_cards
-from thirtyone_env.records import MANIFEST, incomplete_note, read_games, read_manifest, replay
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.cards import format_card, format_cards
+from thirtyone_env.harness.records import MANIFEST, incomplete_note, read_games, read_manifest, replay
 
 
 def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -> str | None:
@@ -115,7 +115,7 @@ def print_game(game: list[dict[str, Any]], out: Any = sys.stdout) -> None:
         print("\n(the game is not finished: the record has no end line)", file=out)
 
 
-PROG = "python -m thirtyone_env.replay"
+PROG = "python -m thirtyone_env.harness.replay"
 
 #: What a damaged or crafted record can raise on its way through the engine: each is
 #: reported as a bad record, never as a traceback.

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from thirtyone_env.cards import DECKS
+from thirtyone_env.game.cards import DECKS
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 9

@@ -1,19 +1,19 @@
 """The stock game's engine as numba kernels over N games held in arrays.
 
-The same transitions as :mod:`thirtyone_env.engine` (the stock table, lives scoring),
-written as loops over plain arrays so numba compiles them: :mod:`thirtyone_env.vector`
+The same transitions as :mod:`thirtyone_env.game.engine` (the stock table, lives scoring),
+written as loops over plain arrays so numba compiles them: :mod:`thirtyone_env.envs.vector`
 steps thousands of games in one call. Each game carries the state of its own NumPy
-generator (``rs``, see :mod:`thirtyone_env.batch_rng`) and draws from it exactly where
+generator (``rs``, see :mod:`thirtyone_env.envs.batch_rng`) and draws from it exactly where
 and as the engine and the env do (the seat, the dealer, every deal and reshuffle, each
 random opponent's move). So a batched game and a
-:class:`~thirtyone_env.env.ThirtyOneEnv` with the same seed play the same cards.
+:class:`~thirtyone_env.envs.env.ThirtyOneEnv` with the same seed play the same cards.
 
 State layout (``N`` games, ``n`` seats): ``g[N, G_*]`` int32 scalars per game (column
 constants below), ``seat_i[N, n, S_*]`` int32 per seat, ``hands[N, n, 4]``,
 ``stock[N, 52]`` (top card last, ``g[:, G_SLEN]`` long), ``pile[N, 52]`` (the discard
 pile, top last), ``known[N, n]`` int64 bitmasks, ``disc_seat`` / ``disc_order``
 ``[N, 52]``. Rule values travel in one int64 array (slots ``R_*``) and the value table:
-:mod:`thirtyone_env.kernel_rules` declares, for every ``Rules`` field, how it reaches
+:mod:`thirtyone_env.envs.kernel_rules` declares, for every ``Rules`` field, how it reaches
 the kernels or why it need not (and so which rules they play at all).
 
 Every number another module owns is imported from it, never restated: the phases
@@ -30,12 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from thirtyone_env.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, STAND, TAKE_DISCARD
-from thirtyone_env.batch_rng import integers, shuffle
-from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE
-from thirtyone_env.encoding import TURN_SCALE
-from thirtyone_env.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
-from thirtyone_env.kernel_rules import (
+from thirtyone_env.envs.batch_rng import integers, shuffle
+from thirtyone_env.envs.kernel_rules import (
     EPISODE_ROUND,
     EXHAUSTED_RESHUFFLE,
     EXHAUSTED_SHOWDOWN,
@@ -57,7 +53,11 @@ from thirtyone_env.kernel_rules import (
     TIE_KNOCKER_PAYS_PENALTY,
     TIE_KNOCKER_SAFE,
 )
-from thirtyone_env.rewards import LIVES, WIN, settled_reward
+from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, STAND, TAKE_DISCARD
+from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
+from thirtyone_env.game.encoding import TURN_SCALE
+from thirtyone_env.game.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
+from thirtyone_env.game.rewards import LIVES, WIN, settled_reward
 
 # per game scalars
 G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
@@ -330,7 +330,7 @@ def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i,
 
 @njit(cache=True, inline="always")
 def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
-    """:class:`~thirtyone_env.policies.GreedyPolicy` (``knock_at2`` is twice its
+    """:class:`~thirtyone_env.game.policies.GreedyPolicy` (``knock_at2`` is twice its
     ``knock_at``)."""
     p = g[i, G_CUR]
     if g[i, G_PHASE] == DISCARD:
@@ -366,7 +366,7 @@ def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
 
 @njit(cache=True, inline="always")
 def random_action(g, seat_i, hands, R, i, rs):
-    """:class:`~thirtyone_env.policies.RandomPolicy`: ``legal[rng.integers(len(legal))]``
+    """:class:`~thirtyone_env.game.policies.RandomPolicy`: ``legal[rng.integers(len(legal))]``
     over the ascending legal actions, from the game's generator."""
     p = g[i, G_CUR]
     if g[i, G_PHASE] == DRAW:

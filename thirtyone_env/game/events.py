@@ -1,6 +1,6 @@
 """The events of a round's history: one typed record and a named constant per kind.
 
-``state.history`` (see :mod:`thirtyone_env.engine`) is a list of :class:`Event`. An
+``state.history`` (see :mod:`thirtyone_env.game.engine`) is a list of :class:`Event`. An
 ``Event`` is a ``NamedTuple``, so it still compares equal to, and unpacks like, the plain
 ``(kind, seat, data)`` tuple; readers match ``event.kind`` against the constants below,
 never against string literals, so a kind is spelled in one place.
@@ -18,7 +18,7 @@ never against string literals, so a kind is spelled in one place.
 |                   |        | exchange                                              |
 | :data:`BLITZ`     | player | ``"dealt"`` or ``"turn"``: where the 31 came from      |
 | :data:`RESHUFFLE` | -1     | number of cards in the new stock                      |
-| :data:`SETTLE`    | -1     | the :class:`~thirtyone_env.engine.RoundResult`        |
+| :data:`SETTLE`    | -1     | the :class:`~thirtyone_env.game.engine.RoundResult`        |
 | :data:`CARRY_OVER`| player | the hand it laid face up (Switch carry-over)          |
 | :data:`DECLINE_CARRY`| player | ``None``: it declined the carry-over offer         |
 | :data:`WIDOW`     | player | ``(hand slots, widow slots)``                         |
@@ -78,7 +78,7 @@ KINDS = frozenset(
         BUS,
     )
 )
-#: The table variants' card moves with the table (see :mod:`thirtyone_env.table_moves`).
+#: The table variants' card moves with the table (see :mod:`thirtyone_env.game.table_moves`).
 TABLE_MOVES = (WIDOW, SWAP, SWAP_HAND, RENEW, BUS)
 
 

@@ -54,11 +54,17 @@ from collections.abc import Iterable
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from thirtyone_env import events as ev
-from thirtyone_env.cards import NUM_CARDS, format_card, parse_card
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.cards import NUM_CARDS, format_card, parse_card
 
 if TYPE_CHECKING:
-    from thirtyone_env.rules import Rules
+    from thirtyone_env.game.rules import Rules
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state, or no action at all (the
+    engine and every env raise it; also importable from :mod:`thirtyone_env.game.engine`)."""
+
 
 DRAW_STOCK = 0
 TAKE_DISCARD = 1
@@ -102,7 +108,7 @@ def widow_action(hand_slots: tuple[int, ...], widow_slots: tuple[int, ...]) -> i
 
 class Move(NamedTuple):
     """What an action id does, decoded once (:func:`decode`; :func:`encode` is the
-    inverse). ``kind`` is the :mod:`~thirtyone_env.events` kind the move records
+    inverse). ``kind`` is the :mod:`~thirtyone_env.game.events` kind the move records
     (``STAND`` also ends a continued turn, recorded as ``END_TURN``)."""
 
     kind: str
@@ -272,7 +278,7 @@ def check_action_id(action: object, n_actions: int) -> int:
 
     A Python or numpy integer, or a size-1 integer array, is accepted; anything else
     (a bool, a float even when whole such as ``2.0``, a string, an array of another
-    size, an id out of range) raises :class:`~thirtyone_env.engine.IllegalActionError`,
+    size, an id out of range) raises :class:`IllegalActionError`,
     never a silent cast.
     """
     import numpy as np
@@ -283,7 +289,5 @@ def check_action_id(action: object, n_actions: int) -> int:
     if isinstance(a, np.integer):
         a = int(a)
     if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n_actions:
-        from thirtyone_env.engine import IllegalActionError  # (the engine imports this module)
-
         raise IllegalActionError(f"action {action!r} is outside the action space Discrete({n_actions})")
     return int(a)

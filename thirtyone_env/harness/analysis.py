@@ -1,6 +1,6 @@
 """Research records from round histories: knocks, turns and suit switches.
 
-Every function reads one round's ``state.history`` (see :mod:`thirtyone_env.engine`)
+Every function reads one round's ``state.history`` (see :mod:`thirtyone_env.game.engine`)
 and returns a list of plain dicts, one per event, ready for ``pandas.DataFrame(...)``
 or for the evaluation harness. Nothing here plots.
 
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.actions import event_move
-from thirtyone_env.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table
-from thirtyone_env.engine import RoundResult
-from thirtyone_env.events import (
+from thirtyone_env.game.actions import event_move
+from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table
+from thirtyone_env.game.engine import RoundResult
+from thirtyone_env.game.events import (
     BUS,
     DISCARD,
     DRAW_STOCK,
@@ -47,10 +47,10 @@ from thirtyone_env.events import (
     TABLE_MOVES,
     TAKE_DISCARD,
 )
-from thirtyone_env.rules import TABLE_CARDS, Rules
+from thirtyone_env.game.rules import TABLE_CARDS, Rules
 
 TURN_KINDS = (DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND)
-#: The variants' table moves (see :mod:`thirtyone_env.table_moves`): each is a turn,
+#: The variants' table moves (see :mod:`thirtyone_env.game.table_moves`): each is a turn,
 #: except a move that continues the turn it belongs to (after a face-up renewal).
 TABLE_KINDS = TABLE_MOVES
 TABLE_EVENTS = frozenset((*TABLE_KINDS, KEEP))
@@ -67,7 +67,7 @@ def best_suits(hand: Sequence[int]) -> frozenset[int]:
 
 @cache
 def _best_suit_masks() -> tuple[int, ...]:
-    """Bitmask of :func:`best_suits` for every ordered triple (index :func:`~thirtyone_env.cards.triple_index`)."""
+    """Bitmask of :func:`best_suits` for every ordered triple (index :func:`~thirtyone_env.game.cards.triple_index`)."""
     c = np.arange(52)
     a, b, d = np.meshgrid(c, c, c, indexing="ij")
     values = np.asarray(CARD_VALUES)

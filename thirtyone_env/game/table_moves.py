@@ -1,6 +1,6 @@
 """Card moves of the variants that exchange cards with the table (banking's widow,
 Switch's table hands, Stop the Bus's three cards): which are legal, and what they do
-to a :class:`~thirtyone_env.engine.GameState`.
+to a :class:`~thirtyone_env.game.engine.GameState`.
 
 The engine owns the flow of turns; this module only moves cards and keeps the public
 record straight: ``state.table`` holds the table hands (lists of three cards, by slot),
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from thirtyone_env import events as ev
-from thirtyone_env.actions import (
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.actions import (
     BUS_ALL,
     BUS_ONE_BASE,
     KEEP_BASE,
@@ -28,7 +28,7 @@ from thirtyone_env.actions import (
     WIDOW_MOVES,
     decode,
 )
-from thirtyone_env.events import Event
+from thirtyone_env.game.events import Event
 
 #: Turn-start actions of each table layout (without KNOCK / STAND, added by rule).
 _SWAPS = tuple(range(SWAP_ONE_BASE, SWAP_HAND_BASE)) + (SWAP_HAND_BASE, SWAP_HAND_BASE + 1)

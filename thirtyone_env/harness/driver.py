@@ -1,7 +1,7 @@
 """The table loop, written once: seat players, let them move, settle and deal rounds.
 
 Every place that plays a game on the engine (the single-agent env's opponents, the
-PettingZoo env, :func:`~thirtyone_env.match.play_game`, tournaments, terminal play)
+PettingZoo env, :func:`~thirtyone_env.harness.match.play_game`, tournaments, terminal play)
 runs it through a :class:`Table`; search and imitation rollouts play a round out with
 :func:`rollout_value`. A player is any object with ``act(observation, action_mask) ->
 int``; it gets the observation its ``obs_encoding`` asks for (``"view"``, ``"flat"``
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.encoding import ObsLayout, encode_dict, encode_flat
-from thirtyone_env.engine import (
+from thirtyone_env.game.encoding import ObsLayout, encode_dict, encode_flat
+from thirtyone_env.game.engine import (
     GAME_OVER,
     ROUND_OVER,
     GameState,
@@ -28,7 +28,7 @@ from thirtyone_env.engine import (
     legal_mask,
     start_round,
 )
-from thirtyone_env.views import player_view
+from thirtyone_env.game.views import player_view
 
 NOBODY = -1  #: ``Table.advance(NOBODY)``: no seat's decision stops the play
 
@@ -90,7 +90,7 @@ class Table:
     one round with ``one_round``, or when the seat waited for is out of the game.
 
     Args:
-        state: a game from :func:`~thirtyone_env.engine.new_game`.
+        state: a game from :func:`~thirtyone_env.game.engine.new_game`.
         players: one per seat.
         rng: the game's generator (moves and deals draw from it).
         layout: the observation layout (built from the state when not given).

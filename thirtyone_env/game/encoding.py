@@ -65,11 +65,10 @@ points or chips scoring, the others with a table variant:
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 
-from thirtyone_env.cards import NUM_CARDS, PAIR_STRIDE, hand_table
-from thirtyone_env.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
+from thirtyone_env.game.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
+from thirtyone_env.game.rules import Rules
 
 ENCODINGS = ("flat", "dict")
 TURN_SCALE = 20
@@ -141,21 +140,6 @@ class ObsLayout:
         return "\n".join(
             f"{n:<16} {str(self.shapes[n]):<10} [{s.start}:{s.stop}]" for n, s in self.slices.items()
         )
-
-
-def flat_space(layout: ObsLayout) -> spaces.Box:
-    return spaces.Box(0.0, 1.0, shape=(layout.size,), dtype=np.float32)
-
-
-def dict_space(layout: ObsLayout) -> spaces.Dict:
-    """Each part flattened to 1-D (row-major: seat rows one after another), the shape
-    SB3's ``MultiInputPolicy`` expects."""
-    return spaces.Dict(
-        {
-            n: spaces.Box(0.0, 1.0, shape=(s.stop - s.start,), dtype=np.float32)
-            for n, s in layout.slices.items()
-        }
-    )
 
 
 def encode_flat(s: GameState, seat: int, layout: ObsLayout) -> np.ndarray:

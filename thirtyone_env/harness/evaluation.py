@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.analysis import player_round_records, turn_records
-from thirtyone_env.driver import NOBODY, Table, reset_players
-from thirtyone_env.encoding import ObsLayout
-from thirtyone_env.engine import new_game
-from thirtyone_env.records import game_lines, write_lines, write_manifest
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.engine import new_game
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.analysis import player_round_records, turn_records
+from thirtyone_env.harness.driver import NOBODY, Table, reset_players
+from thirtyone_env.harness.records import game_lines, write_lines, write_manifest
 
 MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (later ones in the last bin)
 

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env import events as ev
-from thirtyone_env.actions import action_name, encode, event_move
-from thirtyone_env.engine import (
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.actions import action_name, encode, event_move
+from thirtyone_env.game.engine import (
     GAME_OVER,
     ROUND_OVER,
     GameState,
@@ -42,8 +42,8 @@ from thirtyone_env.engine import (
     stacked_table_deck,
     start_round,
 )
-from thirtyone_env.files import atomic_write
-from thirtyone_env.rules import Rules
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.files import atomic_write
 
 VERSION = 1
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.evaluation import (
+from thirtyone_env.harness.evaluation import (
     MAX_TURN_BIN,
     ROW_FIELDS,
     STATS,
@@ -30,7 +30,7 @@ from thirtyone_env.evaluation import (
     config_dict,
     player_labels,
 )
-from thirtyone_env.files import FolderLock, atomic_write, check_writable_dir, make_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
 
 PLOTS = ("knock_values.png", "knock_success.png", "suit_switches_by_turn.png")
 
@@ -45,7 +45,7 @@ def write_results(
     """Write the results folder; returns its path. Every file is written atomically with
     the user's umask, ``results.json`` last (an earlier one is removed first), so a
     folder with a ``results.json`` always holds one whole result. The caller holds the
-    folder's :class:`~thirtyone_env.files.FolderLock` for the run."""
+    folder's :class:`~thirtyone_env.harness.files.FolderLock` for the run."""
     out_dir = Path(out_dir)
     check_out_dir(out_dir)
     make_dir(out_dir)

@@ -15,12 +15,12 @@ discard allocates nothing (its history event is prebuilt and shared: events are
 immutable).
 
 History: ``state.history`` holds the events of the current round, each an
-:class:`~thirtyone_env.events.Event` ``(kind, seat, data)``; :mod:`thirtyone_env.events`
+:class:`~thirtyone_env.game.events.Event` ``(kind, seat, data)``; :mod:`thirtyone_env.game.events`
 names every kind and documents its data. The deal event shows every hand (and, in the
 table variants, the table and the Switch dealer's other dealt hand): the history is the
 engine's full account, not a player's view.
 
-Switch carry-over (``Rules.carry_over``, see :class:`~thirtyone_env.rules.Rules`): when
+Switch carry-over (``Rules.carry_over``, see :class:`~thirtyone_env.game.rules.Rules`): when
 the last round leaves seats to ask (:func:`carry_asked`), :func:`start_round` draws the
 round's deck order as always but deals nothing yet: the state is in phase ``CARRY``
 with ``current`` the seat asked (the cards of the last round stay where they were, so
@@ -50,8 +50,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from thirtyone_env import events as ev
-from thirtyone_env.actions import (
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.actions import (
     CARRY_OVER,
     DECLINE_CARRY,
     DISCARD_BASE,
@@ -59,9 +59,10 @@ from thirtyone_env.actions import (
     KNOCK,
     STAND,
     TAKE_DISCARD,
+    IllegalActionError,
     num_actions,
 )
-from thirtyone_env.cards import (
+from thirtyone_env.game.cards import (
     CARD_VALUES,
     DECKS,
     NUM_CARDS,
@@ -70,9 +71,9 @@ from thirtyone_env.cards import (
     hand_table,
     parse_cards,
 )
-from thirtyone_env.events import Event
-from thirtyone_env.rules import MAX_PLAYERS, Rules
-from thirtyone_env.table_moves import (
+from thirtyone_env.game.events import Event
+from thirtyone_env.game.rules import MAX_PLAYERS, Rules
+from thirtyone_env.game.table_moves import (
     apply_table_move,
     choose_actions,
     continue_actions,
@@ -115,10 +116,6 @@ BLITZ = "blitz"
 KNOCKED = "knock"
 STOCK_SHOWDOWN = "stock_exhausted"
 VOID = "void"
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state."""
 
 
 class RoundResult(NamedTuple):
@@ -218,8 +215,8 @@ class GameState:
 
     @property
     def hand_values(self) -> tuple:
-        """The rules' hand-value lookup (:func:`~thirtyone_env.cards.hand_table`), read
-        only: index it with :func:`~thirtyone_env.cards.triple_index`."""
+        """The rules' hand-value lookup (:func:`~thirtyone_env.game.cards.hand_table`), read
+        only: index it with :func:`~thirtyone_env.game.cards.triple_index`."""
         return self._table
 
     def __repr__(self) -> str:
@@ -758,7 +755,7 @@ _MASKS: dict[tuple[int, ...], np.ndarray] = {}
 
 
 def legal_mask(s: GameState) -> np.ndarray:
-    """Legal actions as an ``int8`` mask of length :func:`~thirtyone_env.actions.num_actions`
+    """Legal actions as an ``int8`` mask of length :func:`~thirtyone_env.game.actions.num_actions`
     (56 for the stock game; a fresh array).
 
     Masks are built once per distinct set of legal actions and copied out, which is
@@ -906,7 +903,7 @@ def _turn_done(s: GameState, seat: int, rng: np.random.Generator | None) -> None
 
 
 def _illegal_message(s: GameState, action: object) -> str:
-    from thirtyone_env.actions import action_name
+    from thirtyone_env.game.actions import action_name
 
     legal = legal_actions(s)
     names = ", ".join(f"{a} ({action_name(a)})" for a in legal) or "none: the round is over"
