@@ -40,7 +40,7 @@ import time
 import numpy as np
 
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
-from thirtyone_env.game.cards import hand_table, value_with
+from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.game.engine import (
     CONTINUE,
     DISCARD,
@@ -70,16 +70,16 @@ def rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int
         took = -1 if s.rules.allow_discard_return else s.took
         best, card = -1.0, -1
         for value, x in (
-            (table[b * 2704 + c * 52 + d], a),
-            (table[a * 2704 + c * 52 + d], b),
-            (table[a * 2704 + b * 52 + d], c),
-            (table[a * 2704 + b * 52 + c], d),
+            (table[b * PAIR_STRIDE + c * NUM_CARDS + d], a),
+            (table[a * PAIR_STRIDE + c * NUM_CARDS + d], b),
+            (table[a * PAIR_STRIDE + b * NUM_CARDS + d], c),
+            (table[a * PAIR_STRIDE + b * NUM_CARDS + c], d),
         ):
             if value > best and x != took:
                 best, card = value, x
         return DISCARD_BASE + card
     a, b, c = h
-    now = table[a * 2704 + b * 52 + c]
+    now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
     turn = s.player_turns[p]
     if s.knocker < 0 and now >= knocks[min(turn, len(knocks)) - 1] and turn >= s.rules.knock_from_turn:
         return KNOCK
@@ -107,7 +107,7 @@ def _collector_hand(pool: list[int], known: tuple[int, ...], draws: int, table: 
     hand = list(known)
     while len(hand) < 3:
         hand.append(pool.pop())
-    value = table[hand[0] * 2704 + hand[1] * 52 + hand[2]]
+    value = table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
     for _ in range(draws):
         if not pool:
             break
@@ -117,7 +117,7 @@ def _collector_hand(pool: list[int], known: tuple[int, ...], draws: int, table: 
             if hand[i] in known:
                 continue
             trial = hand[:i] + [card] + hand[i + 1 :]
-            trial_value = table[trial[0] * 2704 + trial[1] * 52 + trial[2]]
+            trial_value = table[trial[0] * PAIR_STRIDE + trial[1] * NUM_CARDS + trial[2]]
             if trial_value > value:
                 value, drop = trial_value, i
         if drop >= 0:

@@ -12,6 +12,7 @@ from thirtyone_env.game.cards import (
     hand_value,
     parse_card,
     parse_cards,
+    triple_index,
     value_table,
 )
 from thirtyone_env.game.rules import Rules
@@ -93,7 +94,7 @@ def test_lookup_table_agrees_with_reference_scoring_in_any_order():
     rules = Rules(three_of_a_kind=30.5)
     for a, b, c in list(combinations(range(52), 3))[::37]:
         for x, y, z in ((a, b, c), (c, a, b), (b, c, a)):
-            assert table[x * 2704 + y * 52 + z] == hand_value([a, b, c], rules)
+            assert table[triple_index(x, y, z)] == hand_value([a, b, c], rules)
 
 
 def test_action_names_round_trip():

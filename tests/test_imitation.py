@@ -3,7 +3,7 @@ the cost-weighted knock loss."""
 
 import numpy as np
 import pytest
-from positions import heads_up_known
+from conftest import heads_up_known
 
 import agents
 from agents.expert import ExpertPlayer

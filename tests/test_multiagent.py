@@ -162,7 +162,7 @@ def swap_hidden_card(raw, rng):
     ]
     if len(s.stock) < 2 or not candidates:
         return None, None
-    twin = copy.deepcopy(raw, {id(s._table): s._table})  # (the large hand-value table is shared)
+    twin = copy.deepcopy(raw, {id(s.hand_values): s.hand_values})  # (the large hand-value table is shared)
     p = candidates[int(rng.integers(len(candidates)))]
     hand = twin.state_.hands[p]
     k = next(i for i, c in enumerate(hand) if not (s.known[p] >> c) & 1)

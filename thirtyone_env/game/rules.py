@@ -1,6 +1,6 @@
 """The rules of Thirty-One as one frozen dataclass, with named presets.
 
-Every option of ``shared/RULES.md`` is a field of :class:`Rules`; every named rule book is
+Every option of ``docs/RULES.md`` is a field of :class:`Rules`; every named rule book is
 a preset (``Rules.preset("pagat")``). Validation happens in ``__post_init__`` so an
 invalid ``Rules`` can never exist.
 """
@@ -109,7 +109,8 @@ class Rules:
     ``blitz_chips``) is an int of at most ``MAX_COUNT`` (a million), so both backends
     play every allowed value alike and no count overflows.
 
-    Where RULES.md's variant sections leave a point open, the engine decides so:
+    Where the variant sections of docs/RULES.md leave a point open, the engine decides so
+    (docs/RULES.md, "Interpretations of this implementation"):
 
     - Cut throat: "beats nobody" means a hand no higher than every other; then only the
       knocker pays (``knocker_penalty``), tied or strictly lowest.
