@@ -1,19 +1,26 @@
 """Analytics on known rounds: turn records, suit switches, knock records."""
 
-import numpy as np
+import json
 
-from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
+import numpy as np
+from analysis_fixture import FIXTURE, ROUNDS, games, unpack
+from conftest import deal
+
+from thirtyone_env.game.actions import BUS_ALL, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
 from thirtyone_env.game.cards import parse_card, parse_cards, triple_index
-from thirtyone_env.game.engine import apply_action, new_game, stacked_deck
+from thirtyone_env.game.engine import new_game, stacked_deck
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import (
+    TurnRecorder,
     _best_suit_masks,
     best_suits,
     knock_records,
     player_round_records,
+    replay_rounds,
     suit_switch_records,
-    turn_records,
 )
+from thirtyone_env.harness.driver import Table
+from thirtyone_env.harness.records import game_lines, parse_line
 
 
 def d(card: str) -> int:
@@ -31,7 +38,8 @@ def test_best_suits_with_ties_and_table():
 
 
 def scripted_round():
-    """3 players, dealer 2 (seat 0 plays first); a round with one suit switch."""
+    """3 players, dealer 2 (seat 0 plays first); a round with one suit switch, played
+    at a table with a :class:`TurnRecorder` watching. Returns the state, the recorder."""
     deck = stacked_deck(
         ["Kh 9h 2c", "5d 6d 7c", "2s 3s 4s"],
         upcard="8c",
@@ -40,6 +48,12 @@ def scripted_round():
     )
     rng = np.random.default_rng(0)
     s = new_game(Rules(), 3, rng, dealer=2, deck=deck)
+    recorder = TurnRecorder()
+    table = Table(s, [None] * 3, rng, observer=recorder)
+
+    def apply_action(s, action, rng):
+        table.play(action)
+
     # seat 0: draws As, throws 2c: Kh 9h As is hearts 19 (spades 11): no switch
     apply_action(s, DRAW_STOCK, rng)
     apply_action(s, d("2c"), rng)
@@ -57,12 +71,12 @@ def scripted_round():
     apply_action(s, STAND, rng)
     apply_action(s, DRAW_STOCK, rng)
     apply_action(s, d("3d"), rng)
-    return s
+    return s, recorder
 
 
 def test_turn_records_follow_the_round():
-    s = scripted_round()
-    turns = turn_records(s.history, s.rules)
+    s, recorder = scripted_round()
+    turns = recorder.round_turns(s)
     assert [(t["seat"], t["kind"]) for t in turns] == [
         (0, "draw_stock"),
         (1, "take_discard"),
@@ -81,19 +95,77 @@ def test_turn_records_follow_the_round():
     assert [t["switched"] for t in turns] == [False, False, False, True, False, False, False]
     # discard-suit change: seat 0 threw 2c (clubs) then 9h (hearts) then 3d (diamonds)
     assert [t["discard_suit_changed"] for t in turns if t["seat"] == 0] == [None, True, True]
-    assert len(suit_switch_records(s.history, s.rules)) == 1
+    assert len(suit_switch_records(turns)) == 1
 
 
 def test_knock_and_player_round_records():
-    s = scripted_round()
-    (k,) = knock_records(s.history, s.rules)
+    s, recorder = scripted_round()
+    turns = recorder.round_turns(s)
+    (k,) = knock_records(s.history, turns)
     # the knocker holds 5d 6d 2c (diamonds 11); seat 2 has 3s 4s Ks (17); seat 0 21
     assert (k["seat"], k["value"], k["turn"], k["position"], k["num_in"], k["lives"]) == (1, 11, 2, 1, 3, 4)
     r = s.result
     assert r.values == (21, 11, 17)
     assert (k["lost"], k["success"], k["reason"]) == (2, False, "knock")
-    rows = {row["seat"]: row for row in player_round_records(s.history, s.rules)}
+    rows = {row["seat"]: row for row in player_round_records(s.history, turns)}
     assert rows[1]["knocked"] and rows[1]["knock_value"] == 11 and rows[1]["knock_success"] is False
     assert rows[0]["knock_success"] is None and not rows[0]["lost_round"]
     assert rows[0]["switches"] == 1 and rows[0]["turns"] == 3
     assert sum(row["lost"] for row in rows.values()) == sum(r.losses)
+
+
+def _records(rounds):
+    """Turn, knock and player-round records of ``(history, turns)`` rounds, as JSON
+    gives them back."""
+    out = [
+        {"turns": t, "knocks": knock_records(h, t), "players": player_round_records(h, t)}
+        for h, t in rounds[:ROUNDS]
+    ]
+    return json.loads(json.dumps(out))
+
+
+def test_records_are_those_of_the_round_histories_for_every_preset():
+    """For every preset (and reshuffled stocks), at 2 to 4 seats, the records built from
+    the engine's states, at the table and in the replay of the saved game, are exactly
+    those the round-history reading gave before (``tests/data``, see
+    ``analysis_fixture.py``)."""
+    expected = unpack(json.loads(FIXTURE.read_text()))
+    recorder = TurnRecorder()
+    rounds: list = []
+    seen = []
+    for name, n, table in games(recorder, lambda s: rounds.append((s.history, recorder.round_turns(s)))):
+        key = f"{name}/{n}"
+        seen.append(key)
+        assert _records(rounds) == expected[key], key
+        s = table.state
+        lines = game_lines(s.rules, n, table.histories, s.winners, s.lives, s.score)
+        replayed = replay_rounds([parse_line(line, key) for line in lines])
+        assert _records(replayed) == expected[key], key
+        rounds.clear()
+    assert sorted(seen) == sorted(expected)
+
+
+def test_a_round_nobody_moved_in_has_no_turns():
+    """A dealt 31 settles at once: no turn records, not the last round's."""
+    s, rng = deal(["2c 3d 5h", "Ah Kh Qh", "4c 6d 8s"], "9c", dealer=2)
+    recorder = TurnRecorder()
+    assert recorder.round_turns(s) == []
+    rows = player_round_records(s.history, recorder.round_turns(s))
+    assert [(r["seat"], r["blitz"], r["turns"]) for r in rows] == [(0, False, 0), (1, True, 0), (2, False, 0)]
+
+
+def test_the_knock_after_a_bus_exchange_shares_its_turn():
+    """Stop the Bus: seat 0 exchanges its hand with the table and knocks in the same
+    turn: the knock record goes on the exchange's turn (``continues``)."""
+    s, rng = deal(["2c 3d 9s", "4c 6d 8s"], stock="9c 9d", dealer=1, rules="stop_the_bus", table="Ah Kh Qh")
+    recorder = TurnRecorder()
+    table = Table(s, [None, None], rng, observer=recorder)
+    table.play(BUS_ALL)
+    table.play(KNOCK)
+    bus, knock = recorder.round_turns(s)
+    dealt, taken = (s.hand_values[triple_index(*parse_cards(h))] for h in ("2c 3d 9s", "Ah Kh Qh"))
+    assert (bus["kind"], bus["turn"], bus["value_before"], bus["value_after"]) == ("bus", 1, dealt, taken)
+    assert (bus["card_in"], bus["card_out"], bus["switched"]) == (parse_card("Ah"), parse_card("2c"), True)
+    assert (knock["kind"], knock["turn"], knock["round_turn"], knock["continues"]) == ("knock", 1, 1, True)
+    assert (knock["value_before"], knock["value_after"], knock["switched"]) == (taken, taken, False)
+    assert knock_records(s.history, [bus, knock])[0]["value"] == taken

@@ -10,7 +10,7 @@ from conftest import deal, heads_up_known
 from agents.expert import ExpertPlayer
 from agents.imitation import _round_utility
 from thirtyone_env.envs.env import ThirtyOneEnv
-from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, discard_action
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, IllegalActionError, discard_action
 from thirtyone_env.game.cards import parse_card
 from thirtyone_env.game.engine import (
     DRAW,
@@ -143,6 +143,72 @@ def test_nobody_plays_the_game_out_and_one_seed_gives_one_game():
     assert a.state.phase == GAME_OVER
     assert len(a.results) == a.state.round_no == len(a.histories)
     assert a.results == b.results and a.state.winners == b.state.winners
+
+
+class Watcher:
+    """An observer that notes what every move saw: (when, seat, action, who acts,
+    the seat's hand) before and after."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple] = []
+
+    def before(self, state, seat, action) -> bool:
+        self.log.append(("before", seat, action, state.current, list(state.hands[seat])))
+        return True
+
+    def after(self, state, seat, action) -> None:
+        self.log.append(("after", seat, action, state.current, list(state.hands[seat])))
+
+
+def test_the_observer_sees_every_move_before_and_after():
+    """Players' moves and moves played from outside are watched alike, with the state
+    the seat decided in and the state the move left."""
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
+    p0 = Scripted([DRAW_STOCK, discard_action(parse_card("2c"))])
+    watcher = Watcher()
+    table = Table(s, [p0, None, None], rng, observer=watcher)
+    assert table.advance(1) is False
+    table.play(KNOCK)
+    h0 = [parse_card(c) for c in ("2c", "3d", "5h")]
+    h1 = [parse_card(c) for c in ("4c", "6d", "8s")]
+    d2c = discard_action(parse_card("2c"))
+    assert watcher.log == [
+        ("before", 0, DRAW_STOCK, 0, h0),
+        ("after", 0, DRAW_STOCK, 0, [*h0, parse_card("2h")]),
+        ("before", 0, d2c, 0, [*h0, parse_card("2h")]),
+        ("after", 0, d2c, 1, [*h0[1:], parse_card("2h")]),
+        ("before", 1, KNOCK, 1, h1),
+        ("after", 1, KNOCK, 2, h1),
+    ]
+
+
+def test_an_illegal_move_is_refused_before_the_observer_sees_it():
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
+    watcher = Watcher()
+    table = Table(s, [Scripted([discard_action(parse_card("2c"))]), None, None], rng, observer=watcher)
+    with pytest.raises(IllegalActionError, match="seat 0 .*chose"):
+        table.advance(1)
+    with pytest.raises(IllegalActionError):
+        table.play(discard_action(parse_card("2c")))
+    assert watcher.log == []
+    assert s.hands[0] == [parse_card(c) for c in ("2c", "3d", "5h")]
+
+
+def test_an_observed_game_is_the_same_game():
+    """Watching changes nothing: the same seed gives the same rounds with an observer."""
+
+    def game(observer):
+        rng = np.random.default_rng(3)
+        players = [GreedyPolicy() for _ in range(3)]
+        table = Table(new_game("switch", 3, rng), players, rng, keep_history=True, observer=observer)
+        table.advance(NOBODY)
+        return table
+
+    watcher = Watcher()
+    a, b = game(None), game(watcher)
+    assert a.histories == b.histories and a.results == b.results
+    moves = sum(1 for h in a.histories for e in h if e[0] not in ("deal", "settle", "reshuffle", "blitz"))
+    assert len(watcher.log) == 2 * moves
 
 
 def test_a_table_needs_one_player_per_seat():

@@ -1,8 +1,14 @@
-"""Research records from round histories: knocks, turns and suit switches.
+"""Research records of rounds: turns, knocks, suit switches and players' rounds.
 
-Every function reads one round's ``state.history`` (see :mod:`thirtyone_env.game.engine`)
-and returns a list of plain dicts, one per event, ready for ``pandas.DataFrame(...)``
-or for the evaluation harness. Nothing here plots.
+Turn records are built from the engine's real states as the moves are played: a
+:class:`TurnRecorder` watches every move at a
+:class:`~thirtyone_env.harness.driver.Table` (tournaments attach one) or in the
+replay of a saved record (:func:`replay_rounds`, on the engine through
+:func:`~thirtyone_env.harness.records.replay`), so the hands, values and stock sizes
+are the engine's own, never those of a second simulation. The knock and
+player-round records add what a round's ``state.history`` says of its deal and
+settlement (see :mod:`thirtyone_env.game.engine`). Every record is a plain dict,
+ready for ``pandas.DataFrame(...)`` or for the evaluation harness. Nothing here plots.
 
 Definitions:
 
@@ -31,29 +37,24 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.game.actions import event_move
-from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table
-from thirtyone_env.game.engine import RoundResult
+from thirtyone_env.game.actions import NUM_ACTIONS_ALL, decode
+from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE
+from thirtyone_env.game.engine import CONTINUE, GameState, RoundResult
 from thirtyone_env.game.events import (
     BUS,
+    CARRY_OVER,
+    DECLINE_CARRY,
     DISCARD,
     DRAW_STOCK,
     KEEP,
     KNOCK,
     RENEW,
-    RESHUFFLE,
     SETTLE,
     STAND,
     TABLE_MOVES,
     TAKE_DISCARD,
 )
-from thirtyone_env.game.rules import TABLE_CARDS, Rules
-
-TURN_KINDS = (DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND)
-#: The variants' table moves (see :mod:`thirtyone_env.game.table_moves`): each is a turn,
-#: except a move that continues the turn it belongs to (after a face-up renewal).
-TABLE_KINDS = TABLE_MOVES
-TABLE_EVENTS = frozenset((*TABLE_KINDS, KEEP))
+from thirtyone_env.harness.records import replay
 
 
 def best_suits(hand: Sequence[int]) -> frozenset[int]:
@@ -83,150 +84,190 @@ def _result(history: list) -> RoundResult | None:
     return history[-1][2] if history and history[-1][0] == SETTLE else None
 
 
-def turn_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
-    """One record per turn of the round, in order.
+#: The moves that are no turn: the carry-over offer and the Switch dealer's choice.
+_NOT_TURNS = frozenset((CARRY_OVER, DECLINE_CARRY, KEEP))
+#: Every action id's move (:func:`~thirtyone_env.game.actions.decode`), looked up per move.
+_MOVES = tuple(decode(a) for a in range(NUM_ACTIONS_ALL))
+_KINDS = tuple(move.kind for move in _MOVES)  #: the event kind of every action id
 
-    Keys: ``seat``, ``turn``, ``round_turn``, ``kind`` (``"draw_stock"``,
-    ``"take_discard"``, ``"knock"`` or ``"stand"``), ``card_in`` / ``card_out`` (drawn and
-    discarded card, -1 if none), ``value_before`` / ``value_after``, ``stock_left`` (at the
-    start of the turn), ``switched`` (suit switch, see the module doc),
-    ``discard_suit_changed`` (``None`` when there is no previous discard to compare).
+
+class TurnRecorder:
+    """Builds the turn records of each round from the real states of its moves: a
+    :class:`~thirtyone_env.harness.driver.MoveObserver` for a ``Table`` or a replay.
+
+    :meth:`round_turns` gives the records of the round a state is in (read it in
+    ``on_settle``); a new round starts them afresh. One record per turn, in order, with
+    the keys ``seat``, ``turn``, ``round_turn``, ``kind`` (``"draw_stock"``,
+    ``"take_discard"``, ``"knock"``, ``"stand"`` or a table move), ``card_in`` /
+    ``card_out`` (card drawn or taken from the table and card discarded or given to it,
+    -1 if none), ``value_before`` / ``value_after``, ``stock_left`` (at the start of the
+    turn), ``switched`` (suit switch, see the module doc), ``discard_suit_changed``
+    (``None`` when there is no previous discard to compare) and ``continues`` (a knock
+    that goes on the turn of a Stop the Bus exchange).
     """
-    rules = rules or Rules()
-    values = hand_table(rules)
-    suits = _best_suit_masks()
-    deal = history[0]
-    hands = [list(h) for h in deal[2][0]]
-    n_dealt = sum(1 for h in hands if h)
-    stock = len(rules.deck_cards) - 3 * n_dealt - TABLE_CARDS[rules.table]
-    tables = [list(t) for t in deal[2][3]] if len(deal[2]) > 3 else []
-    second = deal[2][4] if len(deal[2]) > 4 else None
-    turns = [0] * len(hands)
-    last_suit = [-1] * len(hands)
-    records: list[dict[str, Any]] = []
-    round_turn = 0
-    pending: dict[str, Any] | None = None
-    last: dict[str, Any] | None = None
-    for kind, seat, data in history[1:]:
-        if last is None and kind not in TABLE_EVENTS:
-            pass  # the stock game's events (the common case): below
-        elif kind == KEEP:  # Switch: the dealer's choice, not a turn
-            if data == 1:
-                hands[seat], tables[0] = list(second), hands[seat]
-            else:
-                tables[0] = list(second)
-            continue
-        elif kind in TABLE_EVENTS or (kind == KNOCK and last is not None and last.get("open") == seat):
-            h = hands[seat]
+
+    __slots__ = (
+        "turns",
+        "_history",
+        "_values",
+        "_bus",
+        "_counts",
+        "_last_suit",
+        "_round_turn",
+        "_rec",
+        "_action",
+        "_suits",
+        "_suits_before",
+        "_open",
+        "_open_seat",
+    )
+
+    def __init__(self) -> None:
+        self.turns: list[dict[str, Any]] = []
+        self._history: list | None = None
+
+    def round_turns(self, state: GameState) -> list[dict[str, Any]]:
+        """The turn records of the round ``state`` is in (empty when nobody moved)."""
+        return self.turns if state.history is self._history else []
+
+    def _new_round(self, s: GameState) -> None:
+        """Start the records of the round ``s`` is in (its history is new)."""
+        n = s.num_players
+        self.turns = []
+        self._history = s.history
+        self._values = s.hand_values
+        self._suits = _best_suit_masks()
+        self._bus = s.rules.table == "bus"
+        self._counts = [0] * n
+        self._last_suit = [-1] * n
+        self._round_turn = 0
+        self._rec: dict[str, Any] | None = None
+        self._open: dict[str, Any] | None = None
+        self._open_seat = -1
+
+    def before(self, s: GameState, seat: int, action: int) -> bool:
+        """Note the turn a move starts (or goes on with) from the state it is played in;
+        true when the move's cards are to be read after it (a discard, a table move)."""
+        if s.history is not self._history:
+            self._new_round(s)
+        kind = _KINDS[action]
+        opened = self._open
+        if opened is not None:  # a continued turn goes on with this move or is over
+            self._open = None
+        if kind == DISCARD:  # completes the draw turn in ``_rec``: the card drawn, and after
+            rec = self._rec
+            if rec is None:
+                return False
+            rec["card_in"] = s.drawn
+            self._action = action
+            return True
+        if kind in _NOT_TURNS:
+            self._rec = None
+            return False
+        h = s.hands[seat]
+        key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
+        if opened is not None and self._open_seat == seat and (kind in TABLE_MOVES or kind == KNOCK):
+            self._rec = opened  # the same turn goes on
+            self._action = action
+            if kind == KNOCK:  # the knock after an exchange: a record of its own on that turn
+                value = self._values[key]
+                self._rec = None
+                self.turns.append(
+                    dict(
+                        opened,
+                        kind=KNOCK,
+                        continues=True,
+                        value_before=value,
+                        value_after=value,
+                        switched=False,
+                    )
+                )
+                return False
+            return True
+        if kind == STAND and s.phase == CONTINUE:
+            self._rec = None  # ends a continued turn: no turn of its own
+            return False
+        counts = self._counts
+        counts[seat] += 1
+        self._round_turn += 1
+        value = self._values[key]
+        rec = {
+            "seat": seat,
+            "turn": counts[seat],
+            "round_turn": self._round_turn,
+            "kind": kind,
+            "card_in": -1,
+            "card_out": -1,
+            "value_before": value,
+            "value_after": value,
+            "stock_left": len(s.stock),
+            "switched": False,
+            "discard_suit_changed": None,
+            "continues": False,
+        }
+        self.turns.append(rec)
+        self._suits_before = self._suits[key]
+        if kind in TABLE_MOVES:
+            self._rec = rec
+            self._action = action
+            return True
+        # a draw waits for its discard; a knock or a stand is a whole turn
+        self._rec = rec if kind in (DRAW_STOCK, TAKE_DISCARD) else None
+        return False
+
+    def after(self, s: GameState, seat: int, action: int) -> None:
+        """Complete the turn's record from the state the move left (a discard's hand,
+        or a table move's cards)."""
+        rec = self._rec
+        move = _MOVES[self._action]
+        if move.kind != DISCARD:
+            self._table_move(s, seat, move, rec)
+            return
+        self._rec = None
+        h = s.hands[seat]
+        key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
+        card = move.card
+        rec["card_out"] = card
+        rec["value_after"] = self._values[key]
+        rec["switched"] = not (self._suits[key] & self._suits_before)
+        suit = card // 13
+        last = self._last_suit
+        if last[seat] >= 0:
+            rec["discard_suit_changed"] = suit != last[seat]
+        last[seat] = suit
+
+    def _table_move(self, s: GameState, seat: int, move: Any, rec: dict[str, Any]) -> None:
+        """A table move's cards and values, from the hand and table it left."""
+        if move.pairs:
+            i, t, j = move.pairs[0]
+            h = s.hands[seat]
+            rec["card_in"], rec["card_out"] = h[i], s.table[t][j]
             key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-            if last is not None and last.get("open") == seat:  # the same turn goes on
-                rec = last
-                rec.pop("open")
-                if kind == KNOCK:
-                    knock = dict(rec, kind=KNOCK, continues=True, value_before=values[key], switched=False)
-                    knock["value_after"] = values[key]
-                    records.append(knock)
-                    last = None
-                    continue
-            else:
-                turns[seat] += 1
-                round_turn += 1
-                rec = _turn_record(seat, turns[seat], round_turn, kind, values[key], stock)
-                rec["suits_before"] = suits[key]
-                records.append(rec)
-            moved = _table_move(kind, data, h, tables)
-            if kind == RENEW:
-                stock -= 3
-            if moved:
-                rec["card_in"], rec["card_out"] = moved[0]
-                key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-                rec["value_after"] = values[key]
-                rec["switched"] = not (suits[key] & rec["suits_before"])
-            if (kind == RENEW and data[1] == "up") or (kind == BUS and rules.table == "bus"):
-                rec["open"] = seat  # a swap (Switch) or a knock (Stop the Bus) may follow
-            last = rec
-            continue
-        if last is not None:
-            last.pop("open", None)
-            last = None
-        if kind in TURN_KINDS:
-            turns[seat] += 1
-            round_turn += 1
-            h = hands[seat]
-            rec = _turn_record(
-                seat,
-                turns[seat],
-                round_turn,
-                kind,
-                values[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]],
-                stock,
-            )
-            records.append(rec)
-            if kind in (DRAW_STOCK, TAKE_DISCARD):
-                rec["card_in"] = data
-                if kind == DRAW_STOCK:
-                    stock -= 1
-                pending = rec
-                before = suits[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
-                h.append(data)
-        elif kind == DISCARD and pending is not None:
-            h = hands[seat]
-            h.remove(data)
-            pending["card_out"] = data
-            key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-            pending["value_after"] = values[key]
-            pending["switched"] = not (suits[key] & before)
-            suit = data // 13
-            if last_suit[seat] >= 0:
-                pending["discard_suit_changed"] = suit != last_suit[seat]
-            last_suit[seat] = suit
-            pending = None
-        elif kind == RESHUFFLE:
-            stock = data
-    if tables:  # the table variants' bookkeeping keys go
-        for rec in records:
-            rec.pop("open", None)
-            rec.pop("suits_before", None)
-    return records
+            rec["value_after"] = self._values[key]
+            rec["switched"] = not (self._suits[key] & self._suits_before)
+        if (move.kind == RENEW and move.up) or (move.kind == BUS and self._bus):
+            self._open = rec  # a swap (Switch) or a knock (Stop the Bus) may go on with it
+            self._open_seat = seat
 
 
-def _turn_record(
-    seat: int, turn: int, round_turn: int, kind: str, value: float, stock: int
-) -> dict[str, Any]:
-    """A turn record before the turn's cards are known (see :func:`turn_records`)."""
-    return {
-        "seat": seat,
-        "turn": turn,
-        "round_turn": round_turn,
-        "kind": kind,
-        "card_in": -1,
-        "card_out": -1,
-        "value_before": value,
-        "value_after": value,
-        "stock_left": stock,
-        "switched": False,
-        "discard_suit_changed": None,
-        "continues": False,
-    }
+def replay_rounds(game: list[dict[str, Any]]) -> list[tuple[list, list[dict[str, Any]]]]:
+    """``(history, turn records)`` of every settled round of a recorded game (its line
+    objects, :func:`~thirtyone_env.harness.records.read_games`), replayed on the engine
+    with a :class:`TurnRecorder` watching: the records of a saved game."""
+    recorder = TurnRecorder()
+    rounds: list[tuple[list, list[dict[str, Any]]]] = []
+
+    def settled(s: GameState) -> None:
+        rounds.append((s.history, recorder.round_turns(s)))
+
+    for _ in replay(game, observer=recorder, on_settle=settled):
+        pass
+    return rounds
 
 
-def _table_move(kind: str, data: Any, hand: list[int], tables: list[list[int]]) -> list[tuple[int, int]]:
-    """Apply a recorded table move to ``hand`` and ``tables``; returns the
-    (card in, card out) pairs."""
-    if kind == RENEW:
-        tables[data[0]] = list(data[2])
-        return []
-    move = event_move(kind, data)
-    moved = []
-    for i, t, j in move.pairs if move is not None else ():
-        card_in, card_out = tables[t][j], hand[i]
-        hand[i], tables[t][j] = card_in, card_out
-        moved.append((card_in, card_out))
-    return moved
-
-
-def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
-    """The knock of the round (zero or one record).
+def knock_records(history: list, turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The knock of the round (zero or one record), from its ``history`` and its turn
+    records (:class:`TurnRecorder`).
 
     Keys: ``seat``, ``value`` (hand value at the knock), ``turn`` (the knocker's own
     turn number), ``round_turn``, ``stock_left``, ``lives`` (the knocker's lives at the
@@ -241,7 +282,7 @@ def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, A
     n = len(hands)
     order = [p for p in ((dealer + k) % n for k in range(1, n + 1)) if hands[p]]
     out = []
-    for rec in turn_records(history, rules):
+    for rec in turns:
         if rec["kind"] != KNOCK:
             continue
         seat = rec["seat"]
@@ -265,53 +306,61 @@ def knock_records(history: list, rules: Rules | None = None) -> list[dict[str, A
     return out
 
 
-def suit_switch_records(history: list, rules: Rules | None = None) -> list[dict[str, Any]]:
-    """The turns of the round on which a player switched suits (``switched`` true)."""
-    return [r for r in turn_records(history, rules) if r["switched"]]
+def suit_switch_records(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turns (turn records of a round) on which a player switched suits
+    (``switched`` true)."""
+    return [r for r in turns if r["switched"]]
 
 
-def player_round_records(
-    history: list, rules: Rules | None = None, turns: list[dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
-    """One record per player dealt into the round.
+def player_round_records(history: list, turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per player dealt into the round, from its ``history`` and its turn
+    records (:class:`TurnRecorder`).
 
     Keys: ``round_no``, ``seat``, ``lives_before``, ``lost``, ``lost_round`` (lost any
     life), ``reason``, ``final_value``, ``turns``, ``knocked``, ``knock_value``,
     ``knock_turn``, ``knock_success``, ``blitz`` (held the 31 of a blitz), ``switches``,
-    ``discard_suit_changes``, ``eliminated``. ``turns`` may pass in this round's
-    :func:`turn_records` when the caller already has them.
+    ``discard_suit_changes``, ``eliminated``.
     """
     result = _result(history)
     if result is None:
         raise ValueError("the round is not settled: its history has no 'settle' event")
     hands, _upcard, lives = history[0][2][:3]
-    if turns is None:
-        turns = turn_records(history, rules)
+    n = len(hands)
+    played, switches, changes = [0] * n, [0] * n, [0] * n
+    knocks: list[dict[str, Any] | None] = [None] * n
+    for t in turns:  # one pass: each seat's tallies
+        seat = t["seat"]
+        played[seat] += not t["continues"]
+        switches[seat] += t["switched"]
+        changes[seat] += bool(t["discard_suit_changed"])
+        if t["kind"] == KNOCK and knocks[seat] is None:
+            knocks[seat] = t
+    round_no, reason, losses, values = result.round_no, result.reason, result.losses, result.values
+    blitzers, eliminated = result.blitzers, result.eliminated
     rows = []
     for seat, hand in enumerate(hands):
         if not hand:
             continue
-        mine = [t for t in turns if t["seat"] == seat]
-        knock = next((t for t in mine if t["kind"] == KNOCK), None)
-        lost = result.losses[seat]
+        knock = knocks[seat]
+        lost = losses[seat]
         rows.append(
             {
-                "round_no": result.round_no,
+                "round_no": round_no,
                 "seat": seat,
                 "lives_before": lives[seat],
                 "lost": lost,
                 "lost_round": lost > 0,
-                "reason": result.reason,
-                "final_value": result.values[seat],
-                "turns": sum(not t["continues"] for t in mine),
+                "reason": reason,
+                "final_value": values[seat],
+                "turns": played[seat],
                 "knocked": knock is not None,
                 "knock_value": knock["value_before"] if knock else None,
                 "knock_turn": knock["turn"] if knock else None,
                 "knock_success": (lost == 0) if knock else None,
-                "blitz": seat in result.blitzers,
-                "switches": sum(t["switched"] for t in mine),
-                "discard_suit_changes": sum(bool(t["discard_suit_changed"]) for t in mine),
-                "eliminated": seat in result.eliminated,
+                "blitz": seat in blitzers,
+                "switches": switches[seat],
+                "discard_suit_changes": changes[seat],
+                "eliminated": seat in eliminated,
             }
         )
     return rows

@@ -12,7 +12,7 @@ table is given, drawn in the engine's order, so one seed gives one game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,6 +32,19 @@ from thirtyone_env.game.views import player_view
 
 NOBODY = -1  #: ``Table.advance(NOBODY)``: no seat's decision stops the play
 
+
+class MoveObserver(Protocol):
+    """Watches every move played at a table (or in a replay): ``before`` sees the state
+    the seat decides in and, when it returns true, ``after`` the state the move left,
+    each with the seat and the (legal) action id. Research records are built this way
+    from the engine's own states (:class:`~thirtyone_env.harness.analysis.TurnRecorder`);
+    an observer that needs no ``after`` for most moves costs the table less."""
+
+    def before(self, state: GameState, seat: int, action: int) -> bool: ...
+
+    def after(self, state: GameState, seat: int, action: int) -> None: ...
+
+
 #: ``move(state, rng)``: play the move of the seat to act in ``state``.
 Move = Callable[[GameState, np.random.Generator], None]
 
@@ -48,19 +61,68 @@ def observe(state: Any, seat: int, encoding: str, layout: ObsLayout) -> Any:
 
 
 def policy_move(
-    state: Any, policy: Any, encoding: str, layout: ObsLayout, rng: np.random.Generator, who: str
+    state: Any,
+    policy: Any,
+    encoding: str,
+    layout: ObsLayout,
+    rng: np.random.Generator,
+    who: str,
+    observer: MoveObserver | None = None,
 ) -> None:
-    """Let ``policy`` play the seat to act. An illegal or malformed choice raises
-    :class:`IllegalActionError` that names ``who`` chose it and what was legal."""
+    """Let ``policy`` play the seat to act (watched by ``observer`` when given). An
+    illegal or malformed choice raises :class:`IllegalActionError` that names ``who``
+    chose it and what was legal."""
     seat = state.current
     obs = player_view(state, seat) if encoding == "view" else observe(state, seat, encoding, layout)
-    action = policy.act(obs, legal_mask(state))
+    mask = legal_mask(state)
+    action = policy.act(obs, mask)
     try:
-        apply_action(state, int(action), rng)
+        if observer is None:
+            apply_action(state, int(action), rng)
+        else:  # observed_action, written out: one call less on every watched move
+            a = int(action)
+            if not (0 <= a < len(mask) and mask[a]):
+                _refuse(state, a, rng)
+            if observer.before(state, seat, a):
+                apply_action(state, a, rng)
+                observer.after(state, seat, a)
+            else:
+                apply_action(state, a, rng)
     except (IllegalActionError, TypeError, ValueError) as e:
         raise IllegalActionError(
             f"{who} in seat {seat} ({type(policy).__name__}) chose {action!r}: {e}"
         ) from e
+
+
+def observed_action(
+    state: GameState,
+    action: int,
+    rng: Any,
+    observer: MoveObserver,
+    mask: np.ndarray | None = None,
+) -> None:
+    """:func:`~thirtyone_env.game.engine.apply_action` with ``observer`` told before (and
+    after, when ``before`` asks for it); an illegal action raises before the observer
+    sees it. ``mask``: the state's legal mask when the caller has it."""
+    if mask is None:
+        mask = legal_mask(state)
+    a = action if type(action) is int else int(action) if isinstance(action, np.integer) else -1
+    if not (0 <= a < len(mask) and mask[a]):  # a bool or a non-integer is refused too
+        _refuse(state, action, rng)
+    action = a
+    seat = state.current
+    if observer.before(state, seat, action):
+        apply_action(state, action, rng)
+        observer.after(state, seat, action)
+    else:
+        apply_action(state, action, rng)
+
+
+def _refuse(state: GameState, action: Any, rng: Any) -> None:
+    """Raise :class:`IllegalActionError` for an action the legal mask refuses (the
+    engine's message names what was legal)."""
+    apply_action(state, action, rng)  # raises
+    raise IllegalActionError(f"action {action!r} is not legal now")  # the mask said so
 
 
 def reset_players(players: Iterable[Any], rng: np.random.Generator) -> None:
@@ -85,9 +147,11 @@ class Table:
     :meth:`advance` lets the players move until a chosen seat must decide;
     :meth:`settle` only settles ended rounds. On the way every settled round is
     reported: appended to ``results`` (its :class:`RoundResult`) and, with
-    ``keep_history``, to ``histories`` (its events), and passed to ``on_settle(state)`` before the next round is dealt
-    (``on_deal(state)`` after). The table has ``ended`` when the game is over, after
-    one round with ``one_round``, or when the seat waited for is out of the game.
+    ``keep_history``, to ``histories`` (its events), and passed to ``on_settle(state)``
+    before the next round is dealt (``on_deal(state)`` after). An ``observer`` sees every
+    move, the players' and those played from outside (:class:`MoveObserver`). The table
+    has ``ended`` when the game is over, after one round with ``one_round``, or when the
+    seat waited for is out of the game.
 
     Args:
         state: a game from :func:`~thirtyone_env.game.engine.new_game`.
@@ -100,6 +164,7 @@ class Table:
         keep_history: keep every settled round's events in ``histories``.
         decks: ``decks(k)``: the deck order of the round after round ``k`` (``None``:
             shuffled from ``rng``).
+        observer: watches every move (``None``: nothing is called, at no cost).
     """
 
     __slots__ = (
@@ -113,6 +178,7 @@ class Table:
         "decks",
         "on_settle",
         "on_deal",
+        "observer",
         "results",
         "histories",
         "keep_history",
@@ -133,6 +199,7 @@ class Table:
         decks: Callable[[int], Sequence[int]] | None = None,
         on_settle: Callable[[GameState], None] | None = None,
         on_deal: Callable[[GameState], None] | None = None,
+        observer: MoveObserver | None = None,
     ) -> None:
         n = state.num_players
         if len(players) != n:
@@ -147,6 +214,7 @@ class Table:
         self.decks = decks
         self.on_settle = on_settle
         self.on_deal = on_deal
+        self.observer = observer
         self.results: list[RoundResult] = []
         self.histories: list[list] = []
         self.keep_history = keep_history
@@ -154,7 +222,10 @@ class Table:
 
     def play(self, action: int) -> None:
         """Play ``action`` for the seat to act (a seat played from outside)."""
-        apply_action(self.state, action, self.rng)
+        if self.observer is None:
+            apply_action(self.state, action, self.rng)
+        else:
+            observed_action(self.state, action, self.rng, self.observer)
 
     def advance(self, seat: int) -> bool:
         """Let the players move, settling and dealing rounds, until ``seat`` must act
@@ -167,6 +238,7 @@ class Table:
         labels = self.labels
         layout = self.layout
         rng = self.rng
+        observer = self.observer
         while True:
             if s.phase >= ROUND_OVER:
                 if self._round_over(seat):
@@ -175,7 +247,7 @@ class Table:
             p = s.current
             if p == seat:
                 return False
-            policy_move(s, players[p], encodings[p], layout, rng, labels[p])
+            policy_move(s, players[p], encodings[p], layout, rng, labels[p], observer)
 
     def settle(self) -> bool:
         """Settle ended rounds and deal the next until a seat must act. True when the

@@ -31,7 +31,7 @@ import numpy as np
 from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import new_game
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.harness.analysis import player_round_records, turn_records
+from thirtyone_env.harness.analysis import TurnRecorder, player_round_records
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
 from thirtyone_env.harness.records import game_lines, write_lines, write_manifest
 
@@ -101,6 +101,9 @@ ROW_FIELDS = (
     "discard_suit_changes",
     "eliminated",
 )
+#: The keys of a player-round record (:func:`~thirtyone_env.harness.analysis.player_round_records`),
+#: in its order: a row is the game's own fields with these, the player after the round number.
+ROUND_KEYS = ROW_FIELDS[3:4] + ROW_FIELDS[5:]
 
 
 def deck_sequence(seed: int, deal: int, rules: Rules) -> Iterator[list[int]]:
@@ -171,6 +174,7 @@ def play_deal_set(
         outcome = GameOutcome(deal, rotation, seat_of, (), (), 0)
         outcome.draws_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
+        recorder = TurnRecorder()
         table = Table(
             new_game(rules, n, rng, dealer=n - 1, deck=decks[0]),
             policies,
@@ -179,7 +183,8 @@ def play_deal_set(
             labels=labels,
             keep_history=bool(config.record_dir),
             decks=next_deck,
-            on_settle=_round_recorder(outcome, out_round, rules, player_at, game_index, rotation),
+            on_settle=_round_recorder(outcome, out_round, recorder, player_at, game_index, rotation),
+            observer=recorder,
         )
         table.advance(NOBODY)
         s = table.state
@@ -232,15 +237,16 @@ def write_record_manifest(config: TournamentConfig, **extra: Any) -> Path:
 def _round_recorder(
     outcome: GameOutcome,
     out_round: list[int],
-    rules: Rules,
+    recorder: TurnRecorder,
     player_at: list[int],
     game: int,
     rotation: int,
 ) -> Callable[[Any], None]:
-    """The table's ``on_settle``: a settled round's rows and who it put out when."""
+    """The table's ``on_settle``: a settled round's rows (its turns from ``recorder``,
+    the table's observer) and who it put out when."""
 
     def settled(s: Any) -> None:
-        _record_round(outcome, s, rules, player_at, game, rotation)
+        _record_round(outcome, s, recorder.round_turns(s), player_at, game, rotation)
         for p in s.result.eliminated:
             out_round[p] = s.round_no
 
@@ -248,42 +254,21 @@ def _round_recorder(
 
 
 def _record_round(
-    outcome: GameOutcome, s: Any, rules: Rules, player_at: list[int], game: int, rotation: int
+    outcome: GameOutcome, s: Any, turns: list[dict[str, Any]], player_at: list[int], game: int, rotation: int
 ) -> None:
-    history = s.history
-    turns = turn_records(history, rules)
-    for r in player_round_records(history, rules, turns):
-        player = player_at[r["seat"]]
-        outcome.rows.append(
-            (
-                game,
-                outcome.deal,
-                rotation,
-                r["round_no"],
-                player,
-                r["seat"],
-                r["lives_before"],
-                r["lost"],
-                r["lost_round"],
-                r["reason"],
-                r["final_value"],
-                r["turns"],
-                r["knocked"],
-                r["knock_value"],
-                r["knock_turn"],
-                r["knock_success"],
-                r["blitz"],
-                r["switches"],
-                r["discard_suit_changes"],
-                r["eliminated"],
-            )
-        )
+    """Add a settled round's rows and draw turns (``turns``: its turn records) to ``outcome``."""
+    deal = outcome.deal
+    rows = outcome.rows
+    for r in player_round_records(s.history, turns):
+        v = tuple(r.values())  # ROUND_KEYS, in order: (round_no, seat, ...)
+        rows.append((game, deal, rotation, v[0], player_at[v[1]], *v[1:]))
+    draws, switches = outcome.draws_by_turn, outcome.switches_by_turn
     for t in turns:
         if t["card_out"] >= 0:
             player = player_at[t["seat"]]
             b = min(t["turn"], MAX_TURN_BIN) - 1
-            outcome.draws_by_turn[player][b] += 1
-            outcome.switches_by_turn[player][b] += t["switched"]
+            draws[player][b] += 1
+            switches[player][b] += t["switched"]
 
 
 def _worker(args: tuple[TournamentConfig, list[int], Callable[[str], Any]]) -> list[GameOutcome]:

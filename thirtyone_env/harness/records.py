@@ -23,7 +23,7 @@ import dataclasses
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from thirtyone_env.game.engine import (
     start_round,
 )
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.driver import MoveObserver, observed_action
 from thirtyone_env.harness.files import atomic_write
 
 VERSION = 1
@@ -361,11 +362,19 @@ class _ReplayRng:
         raise ValueError("a replay draws nothing at random: the record must fix every dealer")
 
 
-def replay(game: list[dict[str, Any]]) -> Iterator[tuple[GameState, int, int]]:
+def replay(
+    game: list[dict[str, Any]],
+    *,
+    observer: MoveObserver | None = None,
+    on_settle: Callable[[GameState], None] | None = None,
+) -> Iterator[tuple[GameState, int, int]]:
     """Play a recorded game again on the engine; yields ``(state, seat, action)`` after
     each action, and checks every field the record states of each round's result and
     of the game's end against the replay (:func:`check_round`, :func:`check_end`),
-    raising ``ValueError`` at the first difference."""
+    raising ``ValueError`` at the first difference.
+
+    As at a :class:`~thirtyone_env.harness.driver.Table`, an ``observer`` sees every
+    move and ``on_settle(state)`` every settled round once it is checked."""
     head = game[0]
     rules = _record_rules(head)
     n = head["num_players"]
@@ -389,9 +398,14 @@ def replay(game: list[dict[str, Any]]) -> Iterator[tuple[GameState, int, int]]:
                 raise ValueError(
                     f"round {line.get('round_no')}: seat {seat} acts in the record, seat {s.current} in the replay"
                 )
-            apply_action(s, action, rng)  # type: ignore[arg-type]
+            if observer is None:
+                apply_action(s, action, rng)  # type: ignore[arg-type]
+            else:
+                observed_action(s, action, rng, observer)
             yield s, seat, action
         check_round(line, s)
+        if on_settle is not None and s.phase >= ROUND_OVER:
+            on_settle(s)
     if s is None:
         raise ValueError("the game has no rounds: nothing to replay (a header without its game)")
     end = next((x for x in game if x["type"] == "end"), None)
