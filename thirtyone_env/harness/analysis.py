@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.game.actions import NUM_ACTIONS_ALL, decode
+from thirtyone_env.game.actions import DISCARD_BASE, NUM_ACTIONS, NUM_ACTIONS_ALL, decode
 from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE
 from thirtyone_env.game.engine import CONTINUE, GameState, RoundResult
 from thirtyone_env.game.events import (
@@ -47,6 +47,7 @@ from thirtyone_env.game.events import (
     DISCARD,
     DRAW_STOCK,
     KEEP,
+    KINDS,
     KNOCK,
     RENEW,
     SETTLE,
@@ -88,7 +89,10 @@ def _result(history: list) -> RoundResult | None:
 _NOT_TURNS = frozenset((CARRY_OVER, DECLINE_CARRY, KEEP))
 #: Every action id's move (:func:`~thirtyone_env.game.actions.decode`), looked up per move.
 _MOVES = tuple(decode(a) for a in range(NUM_ACTIONS_ALL))
-_KINDS = tuple(move.kind for move in _MOVES)  #: the event kind of every action id
+#: The event kind of every action id: the :mod:`~thirtyone_env.game.events` constants
+#: themselves, so that ``is`` compares them.
+_KINDS = tuple({kind: kind for kind in KINDS}[move.kind] for move in _MOVES)
+_DRAWS = frozenset((DRAW_STOCK, TAKE_DISCARD))
 
 
 class TurnRecorder:
@@ -107,7 +111,7 @@ class TurnRecorder:
     """
 
     __slots__ = (
-        "turns",
+        "_turns",
         "_history",
         "_values",
         "_bus",
@@ -115,7 +119,6 @@ class TurnRecorder:
         "_last_suit",
         "_round_turn",
         "_rec",
-        "_action",
         "_suits",
         "_suits_before",
         "_open",
@@ -123,17 +126,19 @@ class TurnRecorder:
     )
 
     def __init__(self) -> None:
-        self.turns: list[dict[str, Any]] = []
+        self._turns: list[dict[str, Any]] = []
         self._history: list | None = None
 
     def round_turns(self, state: GameState) -> list[dict[str, Any]]:
-        """The turn records of the round ``state`` is in (empty when nobody moved)."""
-        return self.turns if state.history is self._history else []
+        """The turn records of the round ``state`` is in (empty when nobody moved); a
+        draw turn's record is whole once its discard is played, so read them when the
+        round is settled."""
+        return self._turns if state.history is self._history else []
 
     def _new_round(self, s: GameState) -> None:
         """Start the records of the round ``s`` is in (its history is new)."""
         n = s.num_players
-        self.turns = []
+        self._turns = []
         self._history = s.history
         self._values = s.hand_values
         self._suits = _best_suit_masks()
@@ -151,42 +156,22 @@ class TurnRecorder:
         if s.history is not self._history:
             self._new_round(s)
         kind = _KINDS[action]
-        opened = self._open
-        if opened is not None:  # a continued turn goes on with this move or is over
-            self._open = None
-        if kind == DISCARD:  # completes the draw turn in ``_rec``: the card drawn, and after
+        if kind is DISCARD:  # completes the draw turn in ``_rec``: the card drawn, and after
             rec = self._rec
             if rec is None:
                 return False
             rec["card_in"] = s.drawn
-            self._action = action
             return True
-        if kind in _NOT_TURNS:
-            self._rec = None
+        opened = self._open
+        if opened is not None:  # a continued turn goes on with this move or is over
+            self._open = None
+            if self._open_seat == seat and (kind in TABLE_MOVES or kind is KNOCK):
+                return self._go_on(s, seat, kind, opened)
+        if kind in _NOT_TURNS or (kind is STAND and s.phase == CONTINUE):
+            self._rec = None  # no turn, or the end of a continued one
             return False
         h = s.hands[seat]
         key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-        if opened is not None and self._open_seat == seat and (kind in TABLE_MOVES or kind == KNOCK):
-            self._rec = opened  # the same turn goes on
-            self._action = action
-            if kind == KNOCK:  # the knock after an exchange: a record of its own on that turn
-                value = self._values[key]
-                self._rec = None
-                self.turns.append(
-                    dict(
-                        opened,
-                        kind=KNOCK,
-                        continues=True,
-                        value_before=value,
-                        value_after=value,
-                        switched=False,
-                    )
-                )
-                return False
-            return True
-        if kind == STAND and s.phase == CONTINUE:
-            self._rec = None  # ends a continued turn: no turn of its own
-            return False
         counts = self._counts
         counts[seat] += 1
         self._round_turn += 1
@@ -205,28 +190,39 @@ class TurnRecorder:
             "discard_suit_changed": None,
             "continues": False,
         }
-        self.turns.append(rec)
+        self._turns.append(rec)
         self._suits_before = self._suits[key]
-        if kind in TABLE_MOVES:
+        if kind in _DRAWS:  # waits for its discard
             self._rec = rec
-            self._action = action
+            return False
+        self._rec = rec if kind in TABLE_MOVES else None  # a knock or a stand is whole
+        return self._rec is not None
+
+    def _go_on(self, s: GameState, seat: int, kind: str, opened: dict[str, Any]) -> bool:
+        """A move on a continued turn (``opened``): a swap after a face-up renewal reads
+        its cards after; the knock after a bus exchange is a record of its own."""
+        if kind is not KNOCK:
+            self._rec = opened
             return True
-        # a draw waits for its discard; a knock or a stand is a whole turn
-        self._rec = rec if kind in (DRAW_STOCK, TAKE_DISCARD) else None
+        self._rec = None
+        h = s.hands[seat]
+        value = self._values[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]]
+        self._turns.append(
+            dict(opened, kind=KNOCK, continues=True, value_before=value, value_after=value, switched=False)
+        )
         return False
 
     def after(self, s: GameState, seat: int, action: int) -> None:
         """Complete the turn's record from the state the move left (a discard's hand,
-        or a table move's cards)."""
+        or a table move's cards: the only moves :meth:`before` asks to see after)."""
         rec = self._rec
-        move = _MOVES[self._action]
-        if move.kind != DISCARD:
-            self._table_move(s, seat, move, rec)
+        if action >= NUM_ACTIONS:  # beyond the discards: a table move
+            self._table_move(s, seat, _MOVES[action], rec)
             return
         self._rec = None
         h = s.hands[seat]
         key = h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]
-        card = move.card
+        card = action - DISCARD_BASE
         rec["card_out"] = card
         rec["value_after"] = self._values[key]
         rec["switched"] = not (self._suits[key] & self._suits_before)

@@ -79,7 +79,7 @@ def policy_move(
     try:
         if observer is None:
             apply_action(state, int(action), rng)
-        else:  # observed_action, written out: one call less on every watched move
+        else:  # observed_action written out (the mask is at hand): a call less a move
             a = int(action)
             if not (0 <= a < len(mask) and mask[a]):
                 _refuse(state, a, rng)
