@@ -20,6 +20,7 @@ from thirtyone_env.harness.analysis import (
     suit_switch_records,
 )
 from thirtyone_env.harness.driver import Table
+from thirtyone_env.harness.evaluation import ROUND_KEYS
 from thirtyone_env.harness.records import game_lines, parse_line
 
 
@@ -169,3 +170,10 @@ def test_the_knock_after_a_bus_exchange_shares_its_turn():
     assert (knock["kind"], knock["turn"], knock["round_turn"], knock["continues"]) == ("knock", 1, 1, True)
     assert (knock["value_before"], knock["value_after"], knock["switched"]) == (taken, taken, False)
     assert knock_records(s.history, [bus, knock])[0]["value"] == taken
+
+
+def test_tournament_rows_follow_the_player_round_keys():
+    """A tournament row takes a player-round record's values in order (ROUND_KEYS)."""
+    s, recorder = scripted_round()
+    for row in player_round_records(s.history, recorder.round_turns(s)):
+        assert tuple(row) == ROUND_KEYS

@@ -186,10 +186,11 @@ def test_an_illegal_move_is_refused_before_the_observer_sees_it():
     s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
     watcher = Watcher()
     table = Table(s, [Scripted([discard_action(parse_card("2c"))]), None, None], rng, observer=watcher)
-    with pytest.raises(IllegalActionError, match="seat 0 .*chose"):
+    with pytest.raises(IllegalActionError, match=r"seat 0 .*chose .*legal: 0 \(draw_stock\), 1"):
         table.advance(1)
-    with pytest.raises(IllegalActionError):
-        table.play(discard_action(parse_card("2c")))
+    for bad in (discard_action(parse_card("2c")), True, -1, 10_000):  # True would be id 1
+        with pytest.raises(IllegalActionError, match=r"legal: 0 \(draw_stock\), 1"):
+            table.play(bad)
     assert watcher.log == []
     assert s.hands[0] == [parse_card(c) for c in ("2c", "3d", "5h")]
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from thirtyone_env.game.actions import action_name
 from thirtyone_env.game.encoding import ObsLayout, encode_dict, encode_flat
 from thirtyone_env.game.engine import (
     GAME_OVER,
@@ -25,6 +26,7 @@ from thirtyone_env.game.engine import (
     RoundResult,
     apply_action,
     clone_state,
+    legal_actions,
     legal_mask,
     start_round,
 )
@@ -82,7 +84,7 @@ def policy_move(
         else:  # observed_action written out (the mask is at hand): a call less a move
             a = int(action)
             if not (0 <= a < len(mask) and mask[a]):
-                _refuse(state, a, rng)
+                _refuse(state, a)
             if observer.before(state, seat, a):
                 apply_action(state, a, rng)
                 observer.after(state, seat, a)
@@ -108,7 +110,7 @@ def observed_action(
         mask = legal_mask(state)
     a = action if type(action) is int else int(action) if isinstance(action, np.integer) else -1
     if not (0 <= a < len(mask) and mask[a]):  # a bool or a non-integer is refused too
-        _refuse(state, action, rng)
+        _refuse(state, action)
     action = a
     seat = state.current
     if observer.before(state, seat, action):
@@ -118,11 +120,11 @@ def observed_action(
         apply_action(state, action, rng)
 
 
-def _refuse(state: GameState, action: Any, rng: Any) -> None:
-    """Raise :class:`IllegalActionError` for an action the legal mask refuses (the
-    engine's message names what was legal)."""
-    apply_action(state, action, rng)  # raises
-    raise IllegalActionError(f"action {action!r} is not legal now")  # the mask said so
+def _refuse(state: GameState, action: Any) -> None:
+    """Raise :class:`IllegalActionError` for an action the legal mask refuses, naming
+    what was legal; the state is not touched (the engine would take a bool for an id)."""
+    legal = ", ".join(f"{a} ({action_name(a)})" for a in legal_actions(state)) or "none"
+    raise IllegalActionError(f"illegal action {action!r}; legal: {legal}")
 
 
 def reset_players(players: Iterable[Any], rng: np.random.Generator) -> None:
