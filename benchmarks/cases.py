@@ -51,33 +51,9 @@ class _Uniforms:
 
 
 def engine(seconds: float, **_: object) -> dict:
-    from thirtyone_env.game.engine import (
-        GAME_OVER,
-        ROUND_OVER,
-        apply_action,
-        legal_actions,
-        new_game,
-        start_round,
-    )
+    from engine_speed import run  # (this folder is on the path: cases.py runs as a script)
 
-    rng = np.random.default_rng(0)
-    s = [new_game("standard", 4, rng)]
-    u = _Uniforms()
-
-    def chunk() -> int:
-        st = s[0]
-        for _ in range(2000):
-            if st.phase >= ROUND_OVER:
-                if st.phase == GAME_OVER:
-                    st = s[0] = new_game("standard", 4, rng)
-                else:
-                    start_round(st, rng)
-                continue
-            apply_action(st, u.pick(legal_actions(st)), rng)
-        return 2000
-
-    rate, _ = _timed(seconds, chunk)
-    return {"rate": rate, "unit": "decisions/s"}
+    return {"rate": run(seconds, 4, "standard")["decisions_per_s"], "unit": "decisions/s"}
 
 
 def single_env(seconds: float, backend: str = "compiled", **_: object) -> dict:

@@ -133,3 +133,16 @@ def heads_up_known(me: str, opponent: str, lives: int) -> GameState:
         known=[0, sum(1 << c for c in theirs)],
         discards=discards,
     )
+
+
+def recorded_heads_up(seed: int = 0) -> tuple[object, list[str]]:
+    """A standard heads-up game, greedy against expert, and its record lines: the
+    material of the record-file tests."""
+    import agents
+    from thirtyone_env.harness.match import play_game
+    from thirtyone_env.harness.records import game_lines
+
+    rules = Rules()
+    players = [agents.make("greedy"), agents.make("expert")]
+    rec = play_game(players, np.random.default_rng(seed), rules, keep_history=True)
+    return rec, game_lines(rules, 2, rec.histories, rec.winners, rec.lives)

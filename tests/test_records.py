@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import recorded_heads_up
 
 import agents
 from thirtyone_env import ThirtyOneEnv
@@ -62,11 +63,7 @@ def test_reshuffled_stocks_replay_exactly(tmp_path):
 
 
 def test_a_tampered_record_is_caught(tmp_path):
-    rules = Rules()
-    rec = play_game(
-        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(0), rules, keep_history=True
-    )
-    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    rec, lines = recorded_heads_up()
     first = json.loads(lines[1])
     first["deck"][0], first["deck"][1] = first["deck"][1], first["deck"][0]  # other hands
     lines[1] = json.dumps(first)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import recorded_heads_up
 
 import agents
 from thirtyone_env.game.rules import Rules
@@ -345,11 +346,7 @@ def test_empty_and_header_only_files_say_so(tmp_path):
 
 
 def test_a_missing_key_is_named_in_a_sentence(tmp_path):
-    rules = Rules()
-    rec = play_game(
-        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(0), rules, keep_history=True
-    )
-    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    rec, lines = recorded_heads_up()
     second = json.loads(lines[2])
     del second["deck"], second["actions"]
     lines[2] = json.dumps(second)
@@ -364,11 +361,7 @@ def test_a_missing_key_is_named_in_a_sentence(tmp_path):
     [("deck", 5, "a list of card ids"), ("actions", [[0]], "a list of [seat, action id, name] entries")],
 )
 def test_a_value_of_the_wrong_shape_is_named(tmp_path, key, value, what):
-    rules = Rules()
-    rec = play_game(
-        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(0), rules, keep_history=True
-    )
-    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    rec, lines = recorded_heads_up()
     first = json.loads(lines[1])
     first[key] = value
     lines[1] = json.dumps(first)
@@ -391,11 +384,7 @@ def test_deeply_nested_brackets_are_a_clear_error(tmp_path):
 
 
 def test_replay_streams_a_large_record(tmp_path, capsys):
-    rules = Rules()
-    rec = play_game(
-        [agents.make("greedy"), agents.make("expert")], np.random.default_rng(1), rules, keep_history=True
-    )
-    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    rec, lines = recorded_heads_up(1)
     path = write_lines(tmp_path / "big.jsonl", lines * 300)
     size = path.stat().st_size
     tracemalloc.start()
