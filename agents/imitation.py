@@ -183,7 +183,7 @@ def collect(
     progress: Any = None,
     behaviour: Any = None,
     knock_rollouts: int = 0,
-    elimination_penalty: float = 2.0,
+    elimination_penalty: float = 0.0,
     continuation: str = "teacher",
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
@@ -192,7 +192,9 @@ def collect(
     With ``knock_rollouts`` > 0, every decision where knocking is legal and nobody has
     knocked gets a measured ``knock_gain`` (see the module doc), the agent's seat played
     on by the teacher or, with ``continuation="behaviour"``, by the behaviour player
-    (the gain of knocking now over playing on as that player would)."""
+    (the gain of knocking now over playing on as that player would). The gain is in
+    lives; ``elimination_penalty`` charges going out on top (0 by default: the
+    demonstrations of the shipped agent's recipe were measured in lives alone)."""
     if continuation not in ("teacher", "behaviour"):
         raise ValueError(
             f"continuation={continuation!r} is not allowed; allowed values: ['teacher', 'behaviour']"

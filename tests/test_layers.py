@@ -97,6 +97,7 @@ def test_the_env_is_registered_whichever_is_imported_first():
     for order in (
         "import thirtyone_env\nimport gymnasium as gym",
         "import gymnasium as gym\nimport thirtyone_env",
+        "import thirtyone_env, importlib.util\nimportlib.util.find_spec('gymnasium')\nimport gymnasium as gym",
     ):
         r = run(order + "\nprint(gym.make('ThirtyOne-v0').reset(seed=0)[0].shape)")
         assert r.returncode == 0, r.stderr

@@ -73,19 +73,29 @@ def register_envs() -> None:
 class _RegisterWithGymnasium(importlib.abc.MetaPathFinder):
     """Registers the env right after Gymnasium is first imported (when this package
     came first): ``import thirtyone_env`` must not load Gymnasium, yet
-    ``gym.make("ThirtyOne-v0")`` must work in whatever order the two were imported."""
+    ``gym.make("ThirtyOne-v0")`` must work in whatever order the two were imported.
+    A mere look-up of the module (``importlib.util.find_spec``) executes nothing, so
+    the hook stays until the import really runs."""
+
+    def __init__(self) -> None:
+        self._looking = False
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != "gymnasium":
+        if fullname != "gymnasium" or self._looking:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("gymnasium")
+        self._looking = True
+        try:
+            spec = importlib.util.find_spec("gymnasium")
+        finally:
+            self._looking = False
         if spec is None or spec.loader is None:
             return spec
         load = spec.loader.exec_module
 
         def exec_module(module: Any) -> None:
             load(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
             register_envs()
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
