@@ -60,7 +60,7 @@ from thirtyone_env.harness.driver import Move, rollout_value
 EXPERT_LIKE_KNOCKS = (20.0, 23.0, 26.0, 27.0)
 
 
-def rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int:
+def rollout_action(s: GameState, values: tuple, knocks: tuple[float, ...]) -> int:
     """Greedy play on a full (sampled) state, knocking at ``knocks[turn - 1]`` (the last
     entry for later turns): the rollout policy of every seat."""
     p = s.current
@@ -70,21 +70,21 @@ def rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int
         took = -1 if s.rules.allow_discard_return else s.took
         best, card = -1.0, -1
         for value, x in (
-            (table[b * PAIR_STRIDE + c * NUM_CARDS + d], a),
-            (table[a * PAIR_STRIDE + c * NUM_CARDS + d], b),
-            (table[a * PAIR_STRIDE + b * NUM_CARDS + d], c),
-            (table[a * PAIR_STRIDE + b * NUM_CARDS + c], d),
+            (values[b * PAIR_STRIDE + c * NUM_CARDS + d], a),
+            (values[a * PAIR_STRIDE + c * NUM_CARDS + d], b),
+            (values[a * PAIR_STRIDE + b * NUM_CARDS + d], c),
+            (values[a * PAIR_STRIDE + b * NUM_CARDS + c], d),
         ):
             if value > best and x != took:
                 best, card = value, x
         return DISCARD_BASE + card
     a, b, c = h
-    now = table[a * PAIR_STRIDE + b * NUM_CARDS + c]
+    now = values[a * PAIR_STRIDE + b * NUM_CARDS + c]
     turn = s.player_turns[p]
     if s.knocker < 0 and now >= knocks[min(turn, len(knocks)) - 1] and turn >= s.rules.knock_from_turn:
         return KNOCK
     top = s.discard[-1]
-    with_top = value_with(h, top, table)
+    with_top = value_with(h, top, values)
     if with_top > now or not s.stock:
         if s.stock or with_top > now or s.knocker < 0 or not s.rules.stand_after_knock:
             return TAKE_DISCARD
@@ -92,22 +92,22 @@ def rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int
     return DRAW_STOCK
 
 
-def variant_rollout_action(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int:
+def variant_rollout_action(s: GameState, values: tuple, knocks: tuple[float, ...]) -> int:
     """The rollout policy on a variant's table: the shared table-move heuristic (from
     the acting seat's view), else the greedy stock play of :func:`rollout_action`."""
     turn = max(1, s.player_turns[s.current])
     move = table_move(player_view(s, s.current), legal_mask(s), knocks[min(turn, len(knocks)) - 1])
-    return move if move is not None else rollout_action(s, table, knocks)
+    return move if move is not None else rollout_action(s, values, knocks)
 
 
-def _collector_hand(pool: list[int], known: tuple[int, ...], draws: int, table: tuple) -> list[int]:
+def _collector_hand(pool: list[int], known: tuple[int, ...], draws: int, values: tuple) -> list[int]:
     """Deal a hand from the end of ``pool`` as a greedy collector holds it after
     ``draws`` draw turns (see ``SearchPlayer._sample_world``); cards let go return to
     the front of the pool."""
     hand = list(known)
     while len(hand) < 3:
         hand.append(pool.pop())
-    value = table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
+    value = values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
     for _ in range(draws):
         if not pool:
             break
@@ -117,7 +117,7 @@ def _collector_hand(pool: list[int], known: tuple[int, ...], draws: int, table: 
             if hand[i] in known:
                 continue
             trial = hand[:i] + [card] + hand[i + 1 :]
-            trial_value = table[trial[0] * PAIR_STRIDE + trial[1] * NUM_CARDS + trial[2]]
+            trial_value = values[trial[0] * PAIR_STRIDE + trial[1] * NUM_CARDS + trial[2]]
             if trial_value > value:
                 value, drop = trial_value, i
         if drop >= 0:
@@ -175,10 +175,10 @@ class SearchPlayer:
         self.rng = rng
 
     @staticmethod
-    def _policy(s: GameState, table: tuple, knocks: tuple[float, ...]) -> int:
+    def _policy(s: GameState, values: tuple, knocks: tuple[float, ...]) -> int:
         if s.rules.table == "stock":
-            return rollout_action(s, table, knocks)
-        return variant_rollout_action(s, table, knocks)
+            return rollout_action(s, values, knocks)
+        return variant_rollout_action(s, values, knocks)
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
@@ -259,7 +259,7 @@ class SearchPlayer:
         unseen = v.unseen()
         order = self.rng.permutation(len(unseen)).tolist()
         pool = [unseen[i] for i in order]
-        table = hand_table(v.rules)
+        values = hand_table(v.rules)
         known = v.known
         draws = [0] * v.num_players
         for seat, _card in v.discards:
@@ -273,7 +273,7 @@ class SearchPlayer:
             if not v.active[p] or not in_play:
                 hands.append([])
                 continue
-            hand = _collector_hand(pool, known[p], min(draws[p], self.max_improve), table)
+            hand = _collector_hand(pool, known[p], min(draws[p], self.max_improve), values)
             hands.append(hand)
         stock = pool[: v.stock_size]
         del pool[: v.stock_size]
@@ -316,12 +316,12 @@ class SearchPlayer:
         """The rollout policy's move for the seat to act."""
         if self.rollout == "expert":
             return self._expert_move
-        table = hand_table(rules)
+        values = hand_table(rules)
         knocks = self.knocks
         policy = self._policy
 
         def move(s: GameState, rng: np.random.Generator) -> None:
-            apply_action(s, policy(s, table, knocks), rng)
+            apply_action(s, policy(s, values, knocks), rng)
 
         return move
 

@@ -130,7 +130,9 @@ def test_engine_and_table_moves_spell_no_event_kind_by_literal() -> None:
 def test_state_privates_stay_in_the_engine() -> None:
     """Views and players read the state's public names (``stock_game``, ``scored``,
     ``hand_values``), not the engine's private fields."""
-    private = re.compile(r"\b(?:s|state)\._(?:plain|scored|table|blitz|kft|draws|carry_events|carry_deal)\b")
+    private = re.compile(
+        r"\b(?:s|state)\._(?:plain|scored|table|values|blitz|kft|draws|carry_events|carry_deal|return_ok|stand_ok|blitz_late|max_turns)\b"
+    )
     paths = [p for p in (ROOT / "thirtyone_env").rglob("*.py") if p not in ENGINE_MODULES]
     paths += list((ROOT / "agents").rglob("*.py"))
     for path in paths:

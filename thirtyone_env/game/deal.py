@@ -366,7 +366,7 @@ def _deal(
         s._carry_events = []
     if plain:
         s.history = [_new(Event, (ev.DEAL, dealer, (tuple(map(tuple, hands)), upcard, tuple(s.lives))))]
-        values = s._table
+        values = s._values
         blitz = s._blitz
         for p in seats:
             h = hands[p]
@@ -389,7 +389,7 @@ def _deal(
 
 def _after_deal(s: GameState, seats: list[int], rng: np.random.Generator | None) -> None:
     """Dealt 31s blitz at once; else the player after the dealer starts."""
-    values = s._table
+    values = s._values
     blitz = s._blitz
     blitzers = tuple(p for p in seats if _value(values, s.hands[p]) == blitz)
     if blitzers:

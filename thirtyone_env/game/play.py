@@ -175,12 +175,12 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
         if action == KNOCK and s.knocker < 0 and s.player_turns[seat] >= s._kft:
             s.knocker = seat
             s.final_left = sum(s.active) - 1
-            s.history.append(_new(Event, (ev.KNOCK, seat, _value(s._table, s.hands[seat]))))
+            s.history.append(_new(Event, (ev.KNOCK, seat, _value(s._values, s.hands[seat]))))
             _end_turn(s, seat, rng)
             return
         if action == STAND and s.knocker >= 0 and s._stand_ok:
-            s.history.append(_new(Event, (ev.STAND, seat, _value(s._table, s.hands[seat]))))
-            if s._blitz_late and _value(s._table, s.hands[seat]) == s._blitz:
+            s.history.append(_new(Event, (ev.STAND, seat, _value(s._values, s.hands[seat]))))
+            if s._blitz_late and _value(s._values, s.hands[seat]) == s._blitz:
                 _blitz_turn(s, seat)
                 return
             _end_turn(s, seat, rng)
@@ -199,7 +199,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.disc_order[card] = len(s.discards)
             s.discards.append((seat, card))
             s.history.append(_DISCARDED[seat][card])
-            if s._table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and (
+            if s._values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and (
                 s.knocker < 0 or s._blitz_late
             ):
                 _blitz_turn(s, seat)
@@ -240,12 +240,12 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     if action == KNOCK:  # Switch: instead of a move; Stop the Bus: after this turn's exchange
         s.knocker = seat
         s.final_left = sum(s.active) - 1
-        s.history.append(_new(Event, (ev.KNOCK, seat, _value(s._table, s.hands[seat]))))
+        s.history.append(_new(Event, (ev.KNOCK, seat, _value(s._values, s.hands[seat]))))
         _end_turn(s, seat, rng)
         return
     if action == STAND:
         if s.phase == DRAW:
-            s.history.append(_new(Event, (ev.STAND, seat, _value(s._table, s.hands[seat]))))
+            s.history.append(_new(Event, (ev.STAND, seat, _value(s._values, s.hands[seat]))))
         else:
             s.history.append(_new(Event, (ev.END_TURN, seat, None)))
         _turn_done(s, seat, rng)
@@ -253,7 +253,7 @@ def _apply_variant(s: GameState, seat: int, action: int, rng: np.random.Generato
     outcome = apply_table_move(s, seat, action)
     if outcome == "continue":
         hand = s.hands[seat]
-        if s._table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and s.knocker < 0:
+        if s._values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and s.knocker < 0:
             _blitz_turn(s, seat)
             return
         s.phase = CONTINUE

@@ -100,7 +100,7 @@ def from_position(
 
 def hand_values(s: GameState) -> list[float | None]:
     """Current value of every seat's hand (``None`` for seats out of the round)."""
-    table = s._table
+    table = s._values
     return [_value(table, h) if len(h) == 3 else None for h in s.hands]
 
 

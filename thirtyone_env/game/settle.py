@@ -31,7 +31,7 @@ def _in_round(s: GameState) -> list[int]:
 
 def _settle_blitz(s: GameState, blitzers: tuple[int, ...], detail: str) -> None:
     """Everyone not holding 31 loses one life (points and chips: see :func:`_score_round`)."""
-    values = s._table
+    values = s._values
     losses = [0] * s.num_players
     for p in _in_round(s):
         if _value(values, s.hands[p]) != s._blitz:
@@ -49,7 +49,7 @@ def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
     if s.rules.scoring != "lives":
         _score_round(s, reason, reason, knocker if knocker >= 0 else None, ())
         return
-    table = s._table
+    table = s._values
     values = tuple(table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] if h else None for h in s.hands)
     low = min(v for v in values if v is not None)
     tied = [p for p, v in enumerate(values) if v == low]
@@ -88,7 +88,7 @@ def _settle(
     unless the caller already has it.
     """
     if values is None:
-        table = s._table
+        table = s._values
         values = tuple(
             table[h[0] * PAIR_STRIDE + h[1] * NUM_CARDS + h[2]] if len(h) == 3 else None for h in s.hands
         )
@@ -170,7 +170,7 @@ def _score_round(
     s: GameState, reason: str, detail: str, knocker: int | None, blitzers: tuple[int, ...]
 ) -> None:
     """Settle a points or chips round (see ``Rules.scoring``)."""
-    table = s._table
+    table = s._values
     values = tuple(_value(table, h) if len(h) == 3 else None for h in s.hands)
     players = [p for p in range(s.num_players) if values[p] is not None]
     gains = [0] * s.num_players

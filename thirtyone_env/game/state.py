@@ -62,7 +62,8 @@ class RoundResult(NamedTuple):
 
 
 class GameState:
-    """Everything about a game in progress. Mutable; copy with :func:`clone_state`.
+    """Everything about a game in progress. Mutable; copy with
+    :func:`~thirtyone_env.game.positions.clone_state`.
 
     Public fields (read them, change them only through the engine's functions):
     ``rules``, ``num_players``, ``lives``, ``active`` (still in the game), ``dealer``,
@@ -83,6 +84,11 @@ class GameState:
     ``stock_game`` (the rules deal no table: ``Rules.table == "stock"``) and ``scored``
     (points or chips in ``score``: ``Rules.scoring`` is not ``"lives"``), fixed by the
     rules, for readers such as the views; :attr:`hand_values` is the value lookup.
+
+    The ``_``-prefixed fields are the engine's own (the rule values its hot path
+    reads, the carry-over offer in progress): shared by the engine's modules
+    (``state``, ``settle``, ``turns``, ``deal``, ``play``, ``positions``) and read by
+    nothing outside them (a test checks it).
     """
 
     __slots__ = (
@@ -123,7 +129,7 @@ class GameState:
         "scored",
         "_carry_deal",
         "_carry_events",
-        "_table",
+        "_values",
         "_blitz",
         "_draws",
         "_kft",
@@ -137,7 +143,7 @@ class GameState:
     def hand_values(self) -> tuple:
         """The rules' hand-value lookup (:func:`~thirtyone_env.game.cards.hand_table`), read
         only: index it with :func:`~thirtyone_env.game.cards.triple_index`."""
-        return self._table
+        return self._values
 
     def __repr__(self) -> str:
         hands = " | ".join(" ".join(format_card(c) for c in h) for h in self.hands)
@@ -150,7 +156,7 @@ class GameState:
 def _bind_rules(s: GameState, rules: Rules) -> None:
     """Cache the rule values the hot path reads on the state."""
     s.rules = rules
-    s._table = hand_table(rules)
+    s._values = hand_table(rules)
     s._blitz = rules.blitz_value
     s._draws = rules.table in ("stock", "widow")
     s.stock_game = rules.table == "stock"

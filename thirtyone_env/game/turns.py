@@ -68,7 +68,7 @@ def _end_turn(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
 def _turn_done(s: GameState, seat: int, rng: np.random.Generator | None) -> None:
     """A turn that changed the hand is over: blitz on 31, else the next turn."""
     hand = s.hands[seat]
-    if s._table[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and (
+    if s._values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]] == s._blitz and (
         s.knocker < 0 or s._blitz_late
     ):
         _blitz_turn(s, seat)
