@@ -211,3 +211,34 @@ def test_compiled_generator_draws_exactly_as_numpy():
         back = seeding.np_random(0)[0]
         load_row(back, st[0])
         assert back.integers(1 << 30) == ref.integers(1 << 30)
+
+
+@pytest.mark.parametrize(("rules", "opponents"), [("standard", "greedy"), ("switch", "random")])
+def test_info_carries_every_games_mask_in_the_vector_convention(rules, opponents):
+    """info["action_mask"] is each game's legal actions (the new game's after an
+    autoreset), info["_action_mask"] marks every game; compiled and fallback alike."""
+    env = ThirtyOneVectorEnv(6, 3, rules, opponents=opponents, seat=0)
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ended = 0
+    for _ in range(300):
+        masks = info["action_mask"]
+        assert masks.dtype == np.int8 and masks.shape == (6, env.single_action_space.n)
+        assert info["_action_mask"].all() and (masks == env.action_masks()).all() and masks.any(axis=1).all()
+        obs, _, done, _, info = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        ended += int(done.sum())
+    assert ended > 0  # masks after autoresets were checked too
+
+
+def test_make_vec_gives_the_batched_env_with_the_same_games():
+    import gymnasium as gym
+
+    import thirtyone_env  # noqa: F401  (registers ThirtyOne-v0)
+
+    made = gym.make_vec(
+        "ThirtyOne-v0", num_envs=4, vectorization_mode="vector_entry_point", opponents="greedy"
+    )
+    direct = ThirtyOneVectorEnv(4, opponents="greedy")
+    assert isinstance(made, ThirtyOneVectorEnv)
+    (a, ia), (b, ib) = made.reset(seed=11), direct.reset(seed=11)
+    assert np.array_equal(a, b) and np.array_equal(ia["action_mask"], ib["action_mask"])

@@ -63,11 +63,16 @@ def __dir__() -> list[str]:
 
 
 def register_envs() -> None:
-    """Register ``ThirtyOne-v0`` with Gymnasium (once)."""
+    """Register ``ThirtyOne-v0`` with Gymnasium (once): ``gym.make`` gives the single
+    env, ``gym.make_vec(..., vectorization_mode="vector_entry_point")`` the batched one."""
     from gymnasium.envs.registration import register, registry
 
     if ENV_ID not in registry:
-        register(id=ENV_ID, entry_point="thirtyone_env.envs.env:ThirtyOneEnv")
+        register(
+            id=ENV_ID,
+            entry_point="thirtyone_env.envs.env:ThirtyOneEnv",
+            vector_entry_point="thirtyone_env.envs.vector:ThirtyOneVectorEnv",
+        )
 
 
 class _RegisterWithGymnasium(importlib.abc.MetaPathFinder):

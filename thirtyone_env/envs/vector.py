@@ -149,7 +149,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 obs, info = env.reset(seed=seeds[i])
                 self._obs[i] = obs
                 self._masks[i] = info["action_mask"]
-            return self._obs.copy(), {}
+            return self._obs.copy(), self._mask_info({})
         games = self.games
         assert games is not None
         if seed is not None or not games.seeded:
@@ -158,7 +158,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         obs = np.empty_like(self._obs)
         games.encode(games.all, obs)
         games.update_masks()
-        return obs, {}
+        return obs, self._mask_info({})
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = self._check_actions(actions)
@@ -179,7 +179,15 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             games.reset_games(ended)
             games.encode(ended, obs)
             games.update_masks()
-        return obs, rewards, done.copy(), np.zeros(N, dtype=bool), info
+        return obs, rewards, done.copy(), np.zeros(N, dtype=bool), self._mask_info(info)
+
+    def _mask_info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` with every game's legal actions, in Gymnasium's vector convention:
+        ``info["action_mask"]`` is ``(num_envs, actions)`` int8 (after an autoreset, the
+        new game's), ``info["_action_mask"]`` says every game has one."""
+        info["action_mask"] = self._masks.copy()
+        info["_action_mask"] = np.ones(self.num_envs, dtype=bool)
+        return info
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """The games' action ids as int64, each held to the single env's contract
@@ -243,7 +251,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             for i, o in finals.items():
                 last[i] = o
             info = self._final_info(ended, last, illegal)
-        return self._obs.copy(), rewards, done, np.zeros(N, dtype=bool), info
+        return self._obs.copy(), rewards, done, np.zeros(N, dtype=bool), self._mask_info(info)
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` int8: each game's legal actions for its agent."""
