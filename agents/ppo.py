@@ -162,13 +162,79 @@ def describe(policy: Any) -> dict[str, Any]:
     }
 
 
-def model_bytes(model: Any) -> bytes:
-    """An SB3 model saved as a zip, with its :func:`describe` entry added."""
+def model_bytes(model: Any, table: dict[str, Any] | None = None) -> bytes:
+    """An SB3 model saved as a zip, with its :func:`describe` entry added; ``table``
+    (``{"players": n, "rules": {field: value}}``) says what table it was trained for."""
     buf = io.BytesIO()
     model.save(buf)
+    description = describe(model.policy)
+    if table is not None:
+        description["table"] = table
     with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(DESCRIPTION, json.dumps(describe(model.policy), indent=2))
+        archive.writestr(DESCRIPTION, json.dumps(description, indent=2))
     return buf.getvalue()
+
+
+def table_of(players: int, rules: Any) -> dict[str, Any]:
+    """The table description a model keeps: seats and every rules field."""
+    import dataclasses
+
+    return {"players": int(players), "rules": dataclasses.asdict(rules)}
+
+
+def trained_table(path: str | os.PathLike) -> tuple[int, Any] | None:
+    """(players, Rules) a model was trained for: from its description (models saved by
+    this version), else from the run's ``config.json`` beside the file or one folder up
+    (checkpoints, snapshots); None where neither says (e.g. the shipped model, trained
+    for 4 players and the standard rules). Plain JSON only."""
+    path = Path(path)
+    stat = path.stat()
+    return _trained_table(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _trained_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any] | None:
+    from thirtyone_env.game.rules import Rules
+
+    path = Path(path_text)
+    where = f"model {path}"
+    try:  # the description of a model saved by this version
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                if DESCRIPTION in archive.namelist() and archive.getinfo(DESCRIPTION).file_size < MAX_ENTRY:
+                    table = json.loads(archive.read(DESCRIPTION)).get("table")
+                    if table is not None:
+                        return int(table["players"]), Rules(**table["rules"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile) as e:
+        raise ValueError(f"cannot read the table {where} was trained for: {type(e).__name__}: {e}") from None
+    for folder in (path.parent, path.parent.parent):
+        stored = _run_config(folder / "config.json")
+        if stored is not None:
+            return stored
+    return None
+
+
+def _run_config(path: Path) -> tuple[int, Any] | None:
+    """(players, Rules) of a ``train.py`` run config; None for a file that is not one."""
+    from thirtyone_env.game.rules import PRESETS, Rules
+
+    try:
+        stored = json.loads(path.read_text()) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stored, dict) or stored.get("rules") not in PRESETS:
+        return None
+    players = stored.get("players")
+    if isinstance(players, bool) or not isinstance(players, int):
+        return None
+    return players, Rules.preset(stored["rules"])
+
+
+def rules_name(rules: Any) -> str:
+    """A preset's name for rules equal to it, else ``custom rules``."""
+    from thirtyone_env.game.rules import PRESETS, Rules
+
+    return next((f"rules {name!r}" for name in PRESETS if Rules.preset(name) == rules), "custom rules")
 
 
 class ModelZip(NamedTuple):
@@ -365,6 +431,13 @@ class PPOPlayer:
                 f"model {self.path} was trained for another table: it takes {self.policy.input_size} "
                 f"observation values and {self.policy.num_actions} actions, {num_players} players with these "
                 f"rules give {size} and {num_actions(rules)}"
+            )
+        trained = trained_table(self.path)
+        if trained is not None and trained != (num_players, rules):
+            players, trained_rules = trained
+            raise ValueError(
+                f"model {self.path} was trained for {players} players with {rules_name(trained_rules)}; "
+                f"this table has {num_players} players with {rules_name(rules)}"
             )
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:

@@ -433,3 +433,39 @@ def test_one_seeding_scheme_derives_every_seed_of_a_run():
     assert [(seed, size) for _, seed, size in jobs] == list(
         zip(seeds.collection(3), [collection.IMITATION_CHUNK] * 2 + [1], strict=True)
     )
+
+
+def test_a_model_is_refused_at_a_table_of_other_rules_with_both_named(tmp_path):
+    """A 3-player cut_throat model has the observation size of a 3-player pagat table:
+    it used to play there silently. Its description (and its run's config.json) say
+    what it was trained for; a copy outside the run folder still knows."""
+    import shutil
+
+    from thirtyone_env.game.rules import Rules
+
+    runs = tmp_path / "runs"
+    r = run_train(
+        "--run-name", "ct", "--runs-dir", str(runs), *TINY, "--rules", "cut_throat", "--players", "3",
+        "--eval-every", "0",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    copy = tmp_path / "elsewhere.zip"
+    shutil.copy(runs / "ct" / "final_model.zip", copy)
+    for path in (
+        runs / "ct" / "final_model.zip",
+        copy,
+        runs / "ct" / "checkpoints" / "ckpt_000000000512.zip",
+    ):
+        player = PPOPlayer(str(path))
+        player.check_table(3, Rules.preset("cut_throat"))  # its own table
+        with pytest.raises(
+            ValueError,
+            match="trained for 3 players with rules 'cut_throat'; this table has 3 players with rules 'pagat'",
+        ):
+            player.check_table(3, Rules.preset("pagat"))
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), "--players", f"ppo:path={copy}", "greedy", "greedy",
+         "--rules", "pagat", "--games", "3", "--out", str(tmp_path / "res"), "--no-progress"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 2 and "rules 'cut_throat'" in out.stderr and "rules 'pagat'" in out.stderr

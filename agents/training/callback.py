@@ -79,7 +79,7 @@ class RunCallback(BaseCallback):
     def checkpoint(self) -> Path:
         """Save the model as ``checkpoints/ckpt_<steps>.zip``; its path."""
         path = self.run_dir / "checkpoints" / f"ckpt_{self.num_timesteps:012d}.zip"
-        save_model(self.model, path)
+        save_model(self.model, path, self.config)
         return path
 
     def evaluate(self) -> None:
@@ -108,7 +108,7 @@ class RunCallback(BaseCallback):
         score = float(np.mean([r["win_rate"] for r in rows])) if rows else -np.inf
         if score > self.best:
             self.best = score
-            save_model(self.model, self.run_dir / "best_model.zip")
+            save_model(self.model, self.run_dir / "best_model.zip", self.config)
 
     def _print(self, text: str) -> None:
         if self.bar is not None:

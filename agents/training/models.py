@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import TrainConfig
+from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import atomic_write
 
 #: torch device types a run can train on ('auto' too: SB3 picks CUDA where there is one)
@@ -62,12 +63,14 @@ def build_model(config: TrainConfig, env: Any) -> Any:
     )
 
 
-def save_model(model: Any, path: Path) -> None:
+def save_model(model: Any, path: Path, config: TrainConfig | None = None) -> None:
     """An SB3 zip with the actor described in plain JSON (``thirtyone.json``), so a
-    player reads it without unpickling anything (:mod:`agents.ppo`)."""
-    from agents.ppo import model_bytes
+    player reads it without unpickling anything (:mod:`agents.ppo`); with ``config``,
+    the description names the table it was trained for (seats and rules)."""
+    from agents.ppo import model_bytes, table_of
 
-    atomic_write(path, model_bytes(model))
+    table = table_of(config.players, Rules.resolve(config.rules)) if config is not None else None
+    atomic_write(path, model_bytes(model, table))
 
 
 def load_checkpoint(path: Path, env: Any, config: TrainConfig) -> Any:

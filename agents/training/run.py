@@ -132,9 +132,9 @@ def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) ->
             callback.evaluate()  # the final policy is a candidate for the best model too
             model.logger.dump(model.num_timesteps)
         callback.checkpoint()
-        save_model(model, run_dir / "final_model.zip")
+        save_model(model, run_dir / "final_model.zip", config)
         if not (run_dir / "best_model.zip").exists():
-            save_model(model, run_dir / "best_model.zip")
+            save_model(model, run_dir / "best_model.zip", config)
     finally:
         env.close()
     steps = model.num_timesteps - start
