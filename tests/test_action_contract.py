@@ -66,12 +66,14 @@ def test_single_env_refuses_and_the_episode_goes_on(backend):
     assert np.array_equal(obs, obs2) and reward == reward2
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_vector_env_refuses_each_bad_action_and_names_the_game(compiled):
+@pytest.mark.parametrize("external", [False, True])
+def test_vector_env_refuses_each_bad_action_and_names_the_game(external):
+    """Kernel opponents, or players at external seats (asked outside the kernels)."""
+
     def make():
-        opponents = "greedy" if compiled else (lambda: [RandomOpponent(), RandomOpponent(), RandomOpponent()])
+        opponents = (lambda: [RandomOpponent(), RandomOpponent(), RandomOpponent()]) if external else "greedy"
         vec = ThirtyOneVectorEnv(3, 4, "standard", opponents=opponents, seat=0)
-        assert vec.compiled == compiled
+        assert vec.compiled and bool(vec.games.external) == external
         vec.reset(seed=11)
         return vec
 

@@ -61,20 +61,20 @@ from thirtyone_env.game.rewards import LIVES, WIN, settled_reward
 
 # per game scalars
 G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
-G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME = range(8, 15)
-NUM_G = 15
+G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME, G_RESET = range(8, 16)
+NUM_G = 16
 # per seat
-S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE = range(6)
-NUM_S = 6
+S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS = range(7)
+NUM_S = 7
 #: The envs' reward of a settled round (``rewards.settled_reward``), compiled.
 reward_of = njit(cache=True, inline="always")(settled_reward)
 
-# statuses: what a game waits for
-AGENT, OVER = 0, 3
+# statuses: what a game waits for (EXTERNAL: a seat the kernels do not play, ``G_CUR``)
+AGENT, EXTERNAL, OVER = 0, 1, 3
 # outcome bits of a finished settlement, for the "win" reward
 WON, ELIMINATED = 1, 2
-# opponent kinds
-OPP_GREEDY, OPP_RANDOM = 0, 1
+# opponent kinds (EXTERNAL: decided outside the kernels, see ``advance``)
+OPP_GREEDY, OPP_RANDOM, OPP_EXTERNAL = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
@@ -276,7 +276,7 @@ def is_legal(g, seat_i, hands, R, i, a):
 
 
 @njit(cache=True, inline="always")
-def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t):
+def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, i, n, a, t):
     """Play legal action ``a`` for the seat to act (see ``engine.apply_action``)."""
     p = g[i, G_CUR]
     if g[i, G_PHASE] == DRAW:
@@ -321,7 +321,10 @@ def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i,
     known[i, p] &= ~(np.int64(1) << card)
     disc_seat[i, card] = p
     disc_order[i, card] = g[i, G_NDISC]
+    if g[i, G_NDISC] < disc_log.shape[1]:
+        disc_log[i, g[i, G_NDISC]] = p * NUM_CARDS + card
     g[i, G_NDISC] += 1
+    seat_i[i, p, S_DISCS] += 1
     if (2 * hand_value(t, hands, i, p) == R[R_BLITZ2]) & ((g[i, G_KNOCKER] < 0) | (R[R_BLITZ_LATE] != 0)):
         settle_blitz(g, seat_i, hands, R, i, n, t)
         return
@@ -425,6 +428,7 @@ def deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, 
         seat_i[i, p, S_HLEN] = 0
         seat_i[i, p, S_TURNS] = 0
         seat_i[i, p, S_LOSS] = 0
+        seat_i[i, p, S_DISCS] = 0
         known[i, p] = 0
         for j in range(4):
             hands[i, p, j] = -1
@@ -470,11 +474,12 @@ def deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, 
 
 @njit(cache=True)
 def play_opponents(
-    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, opp_kind, opp_knock2, rew, i
-):
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, i,
+):  # fmt: skip
     """``ThirtyOneEnv._play_others`` for game ``i``: opponents move (new rounds are
-    dealt) until the agent must act (status AGENT) or the episode ends (OVER);
-    settlements add the agent's reward to ``rew[i]``."""
+    dealt) until the agent must act (status AGENT), a seat the kernels do not play must
+    (EXTERNAL) or the episode ends (OVER); settlements add the agent's reward to ``rew[i]``."""
     n = hands.shape[1]
     me = g[i, G_SEAT]
     while True:
@@ -495,142 +500,96 @@ def play_opponents(
             g[i, G_STATUS] = AGENT
             return
         rel = (p - me) % n - 1
-        if opp_kind[rel] == OPP_GREEDY:
-            a = greedy_action(g, seat_i, hands, pile, R, i, opp_knock2[rel], t)
+        kind = opp_kind[i, rel]
+        if kind == OPP_EXTERNAL:
+            g[i, G_STATUS] = EXTERNAL
+            return
+        if kind == OPP_GREEDY:
+            a = greedy_action(g, seat_i, hands, pile, R, i, opp_knock2[i, rel], t)
         else:
             a = random_action(g, seat_i, hands, R, i, rs)
-        apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t)
+        apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, i, n, a, t)
 
 
 @njit(cache=True)
-def new_game(
-    g,
-    seat_i,
-    hands,
-    stock,
-    pile,
-    known,
-    disc_seat,
-    disc_order,
-    R,
-    rs,
-    t,
-    deck,
-    opp_kind,
-    opp_knock2,
-    rew,
-    pending,
-    i,
-    seat,
-):
-    """``ThirtyOneEnv.reset`` for game ``i`` (``seat`` -1: drawn): the seat, then
-    games dealt until one reaches the agent's first decision; what settled before it
-    is the next step's reward in game episodes."""
+def start_game(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, rew, i, seat):
+    """A new game for game ``i`` with the agent in ``seat``: lives, the dealer drawn, the
+    first deal; ``G_RESET`` marks it as not yet at the agent's first decision."""
     n = hands.shape[1]
-    if seat < 0:
-        seat = integers(rs, i, n)
+    for p in range(n):
+        seat_i[i, p, S_LIVES] = R[R_LIVES]
+        seat_i[i, p, S_ACTIVE] = 1
+    g[i, G_ROUND] = 0
+    g[i, G_SEAT] = seat
+    g[i, G_PHASE] = ROUND_OVER
+    g[i, G_RESET] = 1
+    dealer = integers(rs, i, n)
+    deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, dealer)
+    rew[i] = 0.0
+
+
+@njit(cache=True)
+def advance(
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, pending, i,
+):  # fmt: skip
+    """Play game ``i`` on until it waits on the agent or an external seat, or is over.
+
+    A game still being reset (``G_RESET``, see :func:`new_game`) that ends before the
+    agent's first decision starts again (same seat); on reaching that decision, what
+    settled on the way becomes the next step's reward in game episodes (as
+    ``ThirtyOneEnv.reset`` does)."""
     while True:
-        for p in range(n):
-            seat_i[i, p, S_LIVES] = R[R_LIVES]
-            seat_i[i, p, S_ACTIVE] = 1
-        g[i, G_ROUND] = 0
-        g[i, G_SEAT] = seat
-        g[i, G_PHASE] = ROUND_OVER
-        dealer = integers(rs, i, n)
-        deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, dealer)
-        rew[i] = 0.0
         play_opponents(
-            g,
-            seat_i,
-            hands,
-            stock,
-            pile,
-            known,
-            disc_seat,
-            disc_order,
-            R,
-            rs,
-            t,
-            deck,
-            opp_kind,
-            opp_knock2,
-            rew,
-            i,
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind,
+            opp_knock2, rew, i,
+        )  # fmt: skip
+        if g[i, G_RESET] == 0 or g[i, G_STATUS] == EXTERNAL:
+            return
+        if g[i, G_STATUS] == AGENT:
+            g[i, G_RESET] = 0
+            pending[i] = rew[i] if R[R_EPISODE] != EPISODE_ROUND else 0.0
+            return
+        start_game(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, rew, i, g[i, G_SEAT]
         )
-        if g[i, G_STATUS] != OVER:
-            break
-    pending[i] = rew[i] if R[R_EPISODE] != EPISODE_ROUND else 0.0
+
+
+@njit(cache=True)
+def draw_seats(g, rs, rows, seat, n):
+    """The agent's seat in each new game ``rows`` (``seat`` -1: drawn from the game's
+    generator, as ``ThirtyOneEnv.reset`` draws it, before anything else)."""
+    for i in rows:
+        g[i, G_SEAT] = integers(rs, i, n) if seat < 0 else seat
 
 
 @njit(cache=True)
 def reset_games(
-    g,
-    seat_i,
-    hands,
-    stock,
-    pile,
-    known,
-    disc_seat,
-    disc_order,
-    R,
-    rs,
-    t,
-    deck,
-    opp_kind,
-    opp_knock2,
-    rew,
-    pending,
-    rows,
-    seat,
-):
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, pending, rows,
+):  # fmt: skip
+    """``ThirtyOneEnv.reset`` for games ``rows`` after :func:`draw_seats`: each game
+    started and played on to the agent's first decision or an external seat's."""
     for i in rows:
-        new_game(
-            g,
-            seat_i,
-            hands,
-            stock,
-            pile,
-            known,
-            disc_seat,
-            disc_order,
-            R,
-            rs,
-            t,
-            deck,
-            opp_kind,
-            opp_knock2,
-            rew,
-            pending,
-            i,
-            seat,
+        start_game(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, rew, i, g[i, G_SEAT]
         )
+        pending[i] = 0.0
+        advance(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind,
+            opp_knock2, rew, pending, i,
+        )  # fmt: skip
 
 
 @njit(cache=True)
 def step_games(
-    g,
-    seat_i,
-    hands,
-    stock,
-    pile,
-    known,
-    disc_seat,
-    disc_order,
-    R,
-    rs,
-    t,
-    deck,
-    opp_kind,
-    opp_knock2,
-    rew,
-    pending,
-    actions,
-    illegal,
-    done,
-):
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, pending, actions, illegal, done,
+):  # fmt: skip
     """One agent action per game, the opponents' replies; ``rew`` gets each game's
     reward (-1 and ``illegal`` for an illegal action, which ends the game) and
-    ``done`` whether its episode ended. Finished games are not reset here."""
+    ``done`` whether its episode ended (a game waiting on an external seat is not
+    done: :func:`play_external` goes on with it). Finished games are not reset here."""
     n = hands.shape[1]
     for i in range(g.shape[0]):
         rew[i] = pending[i]
@@ -643,26 +602,46 @@ def step_games(
             done[i] = True
             continue
         illegal[i] = False
-        apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, i, n, a, t)
-        play_opponents(
-            g,
-            seat_i,
-            hands,
-            stock,
-            pile,
-            known,
-            disc_seat,
-            disc_order,
-            R,
-            rs,
-            t,
-            deck,
-            opp_kind,
-            opp_knock2,
-            rew,
-            i,
-        )
+        apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, i, n, a, t)
+        advance(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind,
+            opp_knock2, rew, pending, i,
+        )  # fmt: skip
         done[i] = g[i, G_STATUS] == OVER
+
+
+@njit(cache=True)
+def play_external(
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, pending, rows, actions,
+):  # fmt: skip
+    """The external seats' actions (legal: the caller checked them against
+    :func:`seat_masks`) in games ``rows``, each game then played on (:func:`advance`)."""
+    n = hands.shape[1]
+    for k in range(len(rows)):
+        i = rows[k]
+        apply(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, i, n, actions[k], t
+        )
+        advance(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind,
+            opp_knock2, rew, pending, i,
+        )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def legal_row(g, seat_i, hands, R, i, out):
+    """The legal actions of the seat to act in game ``i``, into the zeroed ``out``."""
+    if g[i, G_PHASE] == DRAW:
+        for a in (DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND):
+            if is_legal(g, seat_i, hands, R, i, a):
+                out[a] = 1
+    elif g[i, G_PHASE] == DISCARD:
+        p = g[i, G_CUR]
+        for k in range(4):
+            c = hands[i, p, k]
+            if is_legal(g, seat_i, hands, R, i, DISCARD_BASE + c):
+                out[DISCARD_BASE + c] = 1
 
 
 @njit(cache=True)
@@ -670,24 +649,65 @@ def masks(g, seat_i, hands, R, out):
     """The agent's legal actions per game (zeros unless it is to act)."""
     out[:] = 0
     for i in range(g.shape[0]):
-        if g[i, G_STATUS] != AGENT or g[i, G_PHASE] >= ROUND_OVER:
-            continue
-        if g[i, G_PHASE] == DRAW:
-            for a in (DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND):
-                if is_legal(g, seat_i, hands, R, i, a):
-                    out[i, a] = 1
-        else:
-            p = g[i, G_CUR]
-            for k in range(4):
-                c = hands[i, p, k]
-                if is_legal(g, seat_i, hands, R, i, DISCARD_BASE + c):
-                    out[i, DISCARD_BASE + c] = 1
+        if g[i, G_STATUS] == AGENT and g[i, G_PHASE] < ROUND_OVER:
+            legal_row(g, seat_i, hands, R, i, out[i])
 
 
 @njit(cache=True)
-def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, deck, off, scale, obs, rows):
-    """The flat observation (``encoding.encode_flat``) of the agent in games ``rows``;
-    ``off`` holds the layout offsets in the order of :data:`OFFSETS`."""
+def seat_masks(g, seat_i, hands, R, rows, out):
+    """The legal actions of the seat to act in games ``rows``, into ``out[k]``."""
+    for k in range(len(rows)):
+        out[k] = 0
+        legal_row(g, seat_i, hands, R, rows[k], out[k])
+
+
+@njit(cache=True)
+def seat_views(
+    g, seat_i, hands, stock, pile, known, disc_log, rows,
+    seat, phase, hand, hand_len, drawn, took, pile_out, pile_len, known_out, discs, log, ndisc, lives, active,
+    dealer, knocker, stock_size, turn, round_no, turns_played,
+):  # fmt: skip
+    """The views of the seats to act in games ``rows`` into the arrays of a
+    :class:`~thirtyone_env.game.view_batch.ViewBatch` (row ``k``): that seat's own hand
+    and what is face up or was seen, nothing else."""
+    n = hands.shape[1]
+    cap = min(log.shape[1], disc_log.shape[1])
+    for k in range(len(rows)):
+        i = rows[k]
+        p = g[i, G_CUR]
+        seat[k] = p
+        phase[k] = g[i, G_PHASE]
+        h = seat_i[i, p, S_HLEN]
+        hand_len[k] = h
+        for j in range(4):
+            hand[k, j] = hands[i, p, j] if j < h else -1
+        drawn[k] = g[i, G_DRAWN] if g[i, G_PHASE] == DISCARD else -1
+        took[k] = g[i, G_TOOK]
+        m = g[i, G_PLEN]
+        pile_len[k] = m
+        for j in range(m):
+            pile_out[k, j] = pile[i, j]
+        nd = g[i, G_NDISC]
+        ndisc[k] = nd
+        for j in range(min(nd, cap)):
+            log[k, j] = disc_log[i, j]
+        for q in range(n):
+            known_out[k, q] = known[i, q]
+            discs[k, q] = seat_i[i, q, S_DISCS]
+            lives[k, q] = seat_i[i, q, S_LIVES]
+            active[k, q] = seat_i[i, q, S_ACTIVE] != 0
+        dealer[k] = g[i, G_DEALER]
+        knocker[k] = g[i, G_KNOCKER]
+        stock_size[k] = g[i, G_SLEN]
+        turn[k] = seat_i[i, p, S_TURNS]
+        round_no[k] = g[i, G_ROUND]
+        turns_played[k] = g[i, G_TURN]
+
+
+@njit(cache=True, inline="always")
+def encode_row(g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, i, me, o):
+    """The flat observation (``encoding.encode_flat``) of seat ``me`` in game ``i``,
+    into ``o``; ``off`` holds the layout offsets in the order of :data:`OFFSETS`."""
     n = hands.shape[1]
     o_hand, o_drawn, o_top, o_dead, o_hist, o_known, o_phase = (
         off[0],
@@ -702,94 +722,138 @@ def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, de
         off[7], off[8], off[9], off[10], off[11], off[12], off[13], off[14],
     )  # fmt: skip
     deck_size = len(deck)
-    for i in rows:
-        o = obs[i]
-        o[:] = 0.0
-        me = g[i, G_SEAT]
-        phase = g[i, G_PHASE]
-        mine = (g[i, G_CUR] == me) & (phase < ROUND_OVER)
-        h = seat_i[i, me, S_HLEN]
-        for k in range(h):
-            o[o_hand + hands[i, me, k]] = 1.0
-        if mine and phase == DISCARD:
-            o[o_drawn + g[i, G_DRAWN]] = 1.0
-        plen = g[i, G_PLEN]
+    o[:] = 0.0
+    phase = g[i, G_PHASE]
+    mine = (g[i, G_CUR] == me) & (phase < ROUND_OVER)
+    h = seat_i[i, me, S_HLEN]
+    for k in range(h):
+        o[o_hand + hands[i, me, k]] = 1.0
+    if mine and phase == DISCARD:
+        o[o_drawn + g[i, G_DRAWN]] = 1.0
+    plen = g[i, G_PLEN]
+    if plen > 0:
+        o[o_top + pile[i, plen - 1]] = 1.0
+        for j in range(plen - 1):
+            o[o_dead + pile[i, j]] = 1.0
+    for p in range(n):
+        m = known[i, p]
+        if (m != 0) & (p != me):
+            row = o_known + ((p - me) % n - 1) * NUM_CARDS
+            while m:
+                low = m & -m
+                c = 0
+                while (np.int64(1) << c) != low:
+                    c += 1
+                o[row + c] = 1.0
+                m ^= low
+    if mine and phase == DRAW:
+        o[o_phase] = 1.0
+    elif mine and phase == DISCARD:
+        o[o_phase + 1] = 1.0
+    if g[i, G_KNOCKER] >= 0:
+        o[o_phase + 2] = 1.0
+        o[o_knocker + (g[i, G_KNOCKER] - me) % n] = 1.0
+    if phase >= ROUND_OVER:
+        o[o_phase + 3] = 1.0
+    o[o_dealer + (g[i, G_DEALER] - me) % n] = 1.0
+    for p in range(n):
+        if seat_i[i, p, S_ACTIVE]:
+            o[o_active + (p - me) % n] = 1.0
+    nd = g[i, G_NDISC]
+    if nd > 0:
+        for c in range(NUM_CARDS):
+            s = disc_seat[i, c]
+            if s >= 0:
+                age = (nd - 1) - disc_order[i, c]
+                o[o_hist + ((s - me) % n) * NUM_CARDS + c] = 1.0 / (1.0 + age)
+    for p in range(n):
+        o[o_lives + (p - me) % n] = min(1.0, seat_i[i, p, S_LIVES] / R[R_LIVES])
+    o[o_stock] = g[i, G_SLEN] / deck_size
+    o[o_turn] = min(1.0, seat_i[i, me, S_TURNS] / TURN_SCALE)
+    if h == 4:
+        a, b, c, d = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2], hands[i, me, 3]
+        k0, k1, k2, k3 = value(t, b, c, d), value(t, a, c, d), value(t, a, b, d), value(t, a, b, c)
+        o[o_dv + a] = k0 / scale
+        o[o_dv + b] = k1 / scale
+        o[o_dv + c] = k2 / scale
+        o[o_dv + d] = k3 / scale
+        o[o_hv] = max(max(k0, k1), max(k2, k3)) / scale
+    elif h == 3:
+        a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
+        now = value(t, a, b, c)
+        seen = (np.int64(1) << a) | (np.int64(1) << b) | (np.int64(1) << c)
+        for j in range(plen):
+            seen |= np.int64(1) << pile[i, j]
+        for p in range(n):
+            if p != me:
+                seen |= known[i, p]
+        total = 0.0
+        better = 0
+        count = 0
+        for u in deck:
+            if (seen >> u) & 1:
+                continue
+            v = max(value(t, b, c, u), value(t, a, c, u), value(t, a, b, u))
+            count += 1
+            if v > now:
+                total += v
+                better += 1
+            else:
+                total += now
+        o[o_hv] = now / scale
         if plen > 0:
-            o[o_top + pile[i, plen - 1]] = 1.0
-            for j in range(plen - 1):
-                o[o_dead + pile[i, j]] = 1.0
-        for p in range(n):
-            m = known[i, p]
-            if (m != 0) & (p != me):
-                row = o_known + ((p - me) % n - 1) * NUM_CARDS
-                while m:
-                    low = m & -m
-                    c = 0
-                    while (np.int64(1) << c) != low:
-                        c += 1
-                    o[row + c] = 1.0
-                    m ^= low
-        if mine and phase == DRAW:
-            o[o_phase] = 1.0
-        elif mine and phase == DISCARD:
-            o[o_phase + 1] = 1.0
-        if g[i, G_KNOCKER] >= 0:
-            o[o_phase + 2] = 1.0
-            o[o_knocker + (g[i, G_KNOCKER] - me) % n] = 1.0
-        if phase >= ROUND_OVER:
-            o[o_phase + 3] = 1.0
-        o[o_dealer + (g[i, G_DEALER] - me) % n] = 1.0
-        for p in range(n):
-            if seat_i[i, p, S_ACTIVE]:
-                o[o_active + (p - me) % n] = 1.0
-        nd = g[i, G_NDISC]
-        if nd > 0:
-            for c in range(NUM_CARDS):
-                s = disc_seat[i, c]
-                if s >= 0:
-                    age = (nd - 1) - disc_order[i, c]
-                    o[o_hist + ((s - me) % n) * NUM_CARDS + c] = 1.0 / (1.0 + age)
-        for p in range(n):
-            o[o_lives + (p - me) % n] = min(1.0, seat_i[i, p, S_LIVES] / R[R_LIVES])
-        o[o_stock] = g[i, G_SLEN] / deck_size
-        o[o_turn] = min(1.0, seat_i[i, me, S_TURNS] / TURN_SCALE)
-        if h == 4:
-            a, b, c, d = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2], hands[i, me, 3]
-            k0, k1, k2, k3 = value(t, b, c, d), value(t, a, c, d), value(t, a, b, d), value(t, a, b, c)
-            o[o_dv + a] = k0 / scale
-            o[o_dv + b] = k1 / scale
-            o[o_dv + c] = k2 / scale
-            o[o_dv + d] = k3 / scale
-            o[o_hv] = max(max(k0, k1), max(k2, k3)) / scale
-        elif h == 3:
-            a, b, c = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2]
-            now = value(t, a, b, c)
-            seen = (np.int64(1) << a) | (np.int64(1) << b) | (np.int64(1) << c)
-            for j in range(plen):
-                seen |= np.int64(1) << pile[i, j]
-            for p in range(n):
-                if p != me:
-                    seen |= known[i, p]
-            total = 0.0
-            better = 0
-            count = 0
-            for u in deck:
-                if (seen >> u) & 1:
-                    continue
-                v = max(value(t, b, c, u), value(t, a, c, u), value(t, a, b, u))
-                count += 1
-                if v > now:
-                    total += v
-                    better += 1
-                else:
-                    total += now
-            o[o_hv] = now / scale
-            if plen > 0:
-                top = pile[i, plen - 1]
-                o[o_hv + 1] = max(value(t, b, c, top), value(t, a, c, top), value(t, a, b, top)) / scale
-            if count:
-                o[o_hv + 2] = total / count / scale
-                o[o_hv + 3] = better / count
+            top = pile[i, plen - 1]
+            o[o_hv + 1] = max(value(t, b, c, top), value(t, a, c, top), value(t, a, b, top)) / scale
+        if count:
+            o[o_hv + 2] = total / count / scale
+            o[o_hv + 3] = better / count
+
+
+@njit(cache=True)
+def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, deck, off, scale, obs, rows):
+    """The agent's flat observation in games ``rows``, into ``obs[i]``."""
+    for i in rows:
+        encode_row(
+            g,
+            seat_i,
+            hands,
+            pile,
+            known,
+            disc_seat,
+            disc_order,
+            R,
+            t,
+            deck,
+            off,
+            scale,
+            i,
+            g[i, G_SEAT],
+            obs[i],
+        )
+
+
+@njit(cache=True)
+def encode_seats(g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, rows, out):
+    """The flat observation of the seat to act in games ``rows``, into ``out[k]``."""
+    for k in range(len(rows)):
+        i = rows[k]
+        encode_row(
+            g,
+            seat_i,
+            hands,
+            pile,
+            known,
+            disc_seat,
+            disc_order,
+            R,
+            t,
+            deck,
+            off,
+            scale,
+            i,
+            g[i, G_CUR],
+            out[k],
+        )
 
 
 #: The layout parts :func:`encode` writes, in the order of its ``off`` argument.
@@ -822,6 +886,7 @@ def step_encode(
     known,
     disc_seat,
     disc_order,
+    disc_log,
     R,
     rs,
     t,
@@ -849,6 +914,7 @@ def step_encode(
         known,
         disc_seat,
         disc_order,
+        disc_log,
         R,
         rs,
         t,

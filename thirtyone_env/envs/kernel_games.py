@@ -4,9 +4,18 @@
 :mod:`thirtyone_env.envs.batch_kernels` and steps, encodes and masks them with one kernel
 call each; :class:`~thirtyone_env.envs.vector.ThirtyOneVectorEnv` is the Gymnasium face of
 it and :class:`CompiledGame` the single env's (``ThirtyOneEnv(backend="compiled")``).
-Whether the kernels can play a table is decided here, once (:func:`kernel_opponents`
-and :func:`~thirtyone_env.envs.kernel_rules.batchable`): this module imports neither env
-module, so the single env and the vector env both build on it without a cycle.
+
+Opponents: ``greedy`` and ``random`` (or :class:`~thirtyone_env.game.policies.GreedyPolicy`
+/ :class:`~thirtyone_env.game.policies.RandomPolicy` objects) play inside the kernels; any
+other player sits at an *external seat*: the kernels play each game on until a seat they
+do not play must decide, the games waiting on one player object are gathered, and the
+player answers them all in one call (:meth:`KernelGames.play_external_seats`):
+``act_batch(observations, masks) -> actions`` when it has one, else ``act`` game by game.
+Observations follow the player's ``obs_encoding``: ``"view"`` players get a
+:class:`~thirtyone_env.game.view_batch.ViewBatch` (one ``PlayerView`` each with ``act``),
+``"flat"`` ones the flat encoding rows, ``"dict"`` ones its parts. Whether the kernels can
+play a table is decided here, once (:func:`~thirtyone_env.envs.kernel_rules.batchable`):
+this module imports neither env module, so both envs build on it without a cycle.
 """
 
 from __future__ import annotations
@@ -19,20 +28,25 @@ from gymnasium.utils import seeding
 
 from thirtyone_env.envs import batch_kernels as K
 from thirtyone_env.envs import kernel_rules
-from thirtyone_env.envs.batch_rng import ROW, state_row
-from thirtyone_env.game.actions import num_actions
+from thirtyone_env.envs.batch_rng import ROW, load_row, state_row
+from thirtyone_env.game.actions import IllegalActionError, action_name, num_actions
 from thirtyone_env.game.cards import hand_table
 from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import PHASE_NAMES
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.view_batch import batch_rows, empty_batch
 
 #: Opponents the kernels play, by name.
 KERNEL_OPPONENTS = ("greedy", "random")
+#: The observations an external player may ask for (``obs_encoding``; none: ``"flat"``).
+EXTERNAL_ENCODINGS = ("view", "flat", "dict")
+#: Most discard-log entries kept for players that read ``PlayerView.discards``.
+MAX_LOG_ENTRIES = 8_000_000
 
 
 def opponent_kind(opponent: Any) -> tuple[int, float] | None:
-    """(kernel kind, knock level) of an opponent the kernels can play, else None."""
+    """(kernel kind, knock level) of an opponent the kernels play, else None."""
     if opponent == "greedy" or type(opponent) is GreedyPolicy:
         return K.OPP_GREEDY, float(getattr(opponent, "knock_at", GreedyPolicy().knock_at))
     if opponent == "random" or type(opponent) is RandomPolicy:
@@ -40,21 +54,59 @@ def opponent_kind(opponent: Any) -> tuple[int, float] | None:
     return None
 
 
-def kernel_opponents(opponents: Any, k: int) -> list[tuple[int, float]] | None:
-    """The kernel kinds of ``k`` opponents (one, a list of ``k``, or a callable that
-    makes the list), or None where one of them is not a kernel player; an unknown name
-    or a list of the wrong length raises ``ValueError``."""
+def _check_opponent(o: Any, where: str) -> None:
+    """An opponent is a kernel player's name or an object with ``act``."""
+    if isinstance(o, str):
+        if opponent_kind(o) is None:
+            raise ValueError(
+                f"{where}: unknown opponent {o!r}; by name: {list(KERNEL_OPPONENTS)} (or pass a player)"
+            )
+        return
+    if not callable(getattr(o, "act", None)):
+        raise ValueError(f"{where}: {o!r} has no act(observation, action_mask) method")
+    enc = getattr(o, "obs_encoding", "flat")
+    if enc not in EXTERNAL_ENCODINGS:
+        raise ValueError(
+            f"{where}: {type(o).__name__} asks for obs_encoding={enc!r}; allowed: {list(EXTERNAL_ENCODINGS)}"
+        )
+
+
+def seat_players(opponents: Any, k: int, num_envs: int) -> list[list[Any]]:
+    """Every game's ``k`` opponents, in seat order after the agent: one player (or name)
+    for every seat, a list of ``k`` shared by all games, or a callable that makes one
+    game's list (called once per game: each game keeps its own)."""
     if callable(opponents) and not hasattr(opponents, "act"):
-        return None
+        games = []
+        for i in range(num_envs):
+            made = opponents()
+            if isinstance(made, str) or not isinstance(made, Sequence) or len(made) != k:
+                raise ValueError(f"opponents(): game {i} got {made!r}, not a list of {k} players")
+            for j, o in enumerate(made):
+                _check_opponent(o, f"opponents() of game {i}, seat {j + 1} after the agent")
+            games.append(list(made))
+        return games
     if isinstance(opponents, str) or hasattr(opponents, "act"):
         opponents = [opponents] * k
     if not isinstance(opponents, Sequence) or len(opponents) != k:
         raise ValueError(f"opponents: give one opponent, a list of {k}, or a callable making the list")
-    for o in opponents:
-        if isinstance(o, str) and opponent_kind(o) is None:
-            raise ValueError(f"unknown opponent {o!r}; by name: {list(KERNEL_OPPONENTS)} (or pass a policy)")
-    kinds = [opponent_kind(o) for o in opponents]
+    for j, o in enumerate(opponents):
+        _check_opponent(o, f"opponents[{j}]")
+    return [list(opponents)] * num_envs
+
+
+def kernel_opponents(opponents: Any, k: int) -> list[tuple[int, float]] | None:
+    """The kernel kinds of ``k`` opponents, or None where one of them is not a kernel
+    player (a callable making the list counts as not); bad input raises ``ValueError``."""
+    if callable(opponents) and not hasattr(opponents, "act"):
+        return None
+    kinds = [opponent_kind(o) for o in seat_players(opponents, k, 1)[0]]
     return None if any(x is None for x in kinds) else kinds  # type: ignore[return-value]
+
+
+def player_name(player: Any) -> str:
+    """How errors name an external player: its class and, for a model, its file."""
+    path = getattr(player, "path", None)
+    return f"{type(player).__name__}({path})" if path is not None else type(player).__name__
 
 
 class KernelGames:
@@ -63,6 +115,10 @@ class KernelGames:
     The arrays are public for the kernels' callers (the two envs and benchmarks); the
     methods are the steps every caller takes: :meth:`seed`, :meth:`reset_games`,
     :meth:`encode`, :meth:`update_masks`, :meth:`step`.
+
+    Args:
+        players: per game, its opponents in seat order after the agent (names of kernel
+            players or player objects; see :func:`seat_players`).
     """
 
     def __init__(
@@ -70,14 +126,50 @@ class KernelGames:
         num_envs: int,
         layout: ObsLayout,
         rules: Rules,
-        kinds: list[tuple[int, float]],
+        players: list[list[Any]],
         seat: int | str,
         episode: str,
         reward: str,
     ) -> None:
         N, n = num_envs, layout.num_players
+        k = n - 1
         self.num_envs = N
+        self.num_players = n
+        self.layout = layout
+        self.rules = rules
         self.seat = -1 if seat == "random" else int(seat)
+        self.players = players
+        self.opp_kind = np.full((N, k), K.OPP_EXTERNAL, dtype=np.int64)
+        self.opp_knock2 = np.zeros((N, k), dtype=np.float64)
+        self.ext_id = np.full((N, k), -1, dtype=np.int64)
+        self.external: list[Any] = []  #: the distinct external player objects
+        index: dict[int, int] = {}
+        owner: list[int] = []  # the one game an external object plays in, else -1
+        for i, row in enumerate(players):
+            for j, o in enumerate(row):
+                kind = opponent_kind(o)
+                if kind is not None:
+                    self.opp_kind[i, j], self.opp_knock2[i, j] = kind[0], 2 * kind[1]
+                    continue
+                u = index.get(id(o))
+                if u is None:
+                    u = index[id(o)] = len(self.external)
+                    self.external.append(o)
+                    owner.append(i)
+                elif owner[u] != i:
+                    owner[u] = -1
+                self.ext_id[i, j] = u
+        self.encodings = [getattr(o, "obs_encoding", "flat") for o in self.external]
+        self.batched = [callable(getattr(o, "act_batch", None)) for o in self.external]
+        self.owner = owner
+        #: per game: its own (not shared) external players with ``reset``, in seat order
+        self.game_resets: dict[int, list[Any]] = {}
+        for i, row in enumerate(players):
+            own = [o for o in row if id(o) in index and owner[index[id(o)]] == i and hasattr(o, "reset")]
+            if own:
+                self.game_resets[i] = own
+        self.shared_resets = [o for u, o in enumerate(self.external) if owner[u] < 0 and hasattr(o, "reset")]
+        self._game_rngs: dict[int, np.random.Generator] = {}
         self.g = np.zeros((N, K.NUM_G), dtype=np.int32)
         self.seat_i = np.zeros((N, n, K.NUM_S), dtype=np.int32)
         self.hands = np.full((N, n, 4), -1, dtype=np.int64)
@@ -86,20 +178,30 @@ class KernelGames:
         self.known = np.zeros((N, n), dtype=np.int64)
         self.disc_seat = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
         self.disc_order = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
+        # the discards in order, for view players (PlayerView.discards; a batch's log may
+        # be empty when the rules allow very long rounds and no player reads it one game at a time)
+        log = rules.max_turns_per_round if "view" in self.encodings else 0
+        if N * log > MAX_LOG_ENTRIES:
+            if any(e == "view" and not b for e, b in zip(self.encodings, self.batched, strict=True)):
+                raise ValueError(
+                    f"{N} games of up to {log} discards a round (max_turns_per_round) are too many to "
+                    "keep for opponents that read PlayerView.discards one game at a time: play fewer games"
+                )
+            log = 0
+        self.disc_log = np.full((N, log), -1, dtype=np.int16)
         self.rs = np.zeros((N, ROW), dtype=np.uint64)  # each game's PCG64 generator
         self.rew = np.zeros(N, dtype=np.float64)
         self.pending = np.zeros(N, dtype=np.float64)
         self.values = np.asarray(hand_table(rules), dtype=np.float64)
         self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
         self.R = kernel_rules.pack(rules, episode, reward)
-        self.opp_kind = np.array([k for k, _ in kinds], dtype=np.int64)
-        self.opp_knock2 = np.array([2 * x for _, x in kinds], dtype=np.float64)
         self.offsets = np.array([layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
         self.scale = float(layout.value_scale)
         self.illegal = np.zeros(N, dtype=np.bool_)
         self.done = np.zeros(N, dtype=np.bool_)
         self.all = np.arange(N, dtype=np.int64)
-        self.masks = np.zeros((N, num_actions(rules)), dtype=np.int8)
+        A = num_actions(rules)
+        self.masks = np.zeros((N, A), dtype=np.int8)
         self.seeded = False
         self.args = (
             self.g,
@@ -110,6 +212,7 @@ class KernelGames:
             self.known,
             self.disc_seat,
             self.disc_order,
+            self.disc_log,
             self.R,
             self.rs,
             self.values,
@@ -119,15 +222,65 @@ class KernelGames:
             self.rew,
             self.pending,
         )  # fmt: skip  (the arrays every game kernel takes, in order)
+        # the external seats' buffers: masks, flat observations, views (row k = k-th waiting game)
+        self.ext_masks = np.zeros((N, A), dtype=np.int8) if self.external else self.masks[:0]
+        self.ext_obs = np.zeros(
+            (N if {"flat", "dict"} & set(self.encodings) else 0, layout.size), dtype=np.float32
+        )
+        self.ext_views = empty_batch(rules, n, N if "view" in self.encodings else 0, log)
+        self._view_arrays = tuple(
+            getattr(self.ext_views, f)
+            for f in (
+                "seat",
+                "phase",
+                "hand",
+                "hand_len",
+                "drawn",
+                "took",
+                "pile",
+                "pile_len",
+                "known",
+                "discard_counts",
+                "discard_log",
+                "num_discards",
+                "lives",
+                "active",
+                "dealer",
+                "knocker",
+                "stock_size",
+                "turn",
+                "round_no",
+                "turns_played",
+            )
+        )  # fmt: skip  (seat_views' outputs, in order)
 
     def seed(self, seeds: Sequence[int | None]) -> None:
-        """Seed game ``i``'s generator as the single env seeds its own with ``seeds[i]``."""
+        """Seed game ``i``'s generator as the single env seeds its own with ``seeds[i]``;
+        shared external players with ``reset(rng)`` get one generator, from the first
+        game's seed (a player that decides for many games draws in its batches' order)."""
         for i, sd in enumerate(seeds):
             self.rs[i] = state_row(seeding.np_random(sd)[0])
+        if self.shared_resets:
+            rng = np.random.default_rng(seeds[0]) if seeds[0] is not None else np.random.default_rng()
+            for o in self.shared_resets:
+                o.reset(rng)
         self.seeded = True
 
     def reset_games(self, rows: np.ndarray) -> None:
-        K.reset_games(*self.args, rows, self.seat)
+        """New games in ``rows``, each played to the agent's first decision. A game's
+        own players with ``reset(rng)`` get that game's generator after its seat is
+        drawn, as in ``ThirtyOneEnv.reset``."""
+        K.draw_seats(self.g, self.rs, rows, self.seat, self.num_players)
+        if self.game_resets:
+            for i in rows.tolist():
+                own = self.game_resets.get(i)
+                if own:
+                    rng = self._game_rng(i)
+                    for o in own:
+                        o.reset(rng)
+                    self.rs[i] = state_row(rng)
+        K.reset_games(*self.args, rows)
+        self.play_external_seats()
 
     def encode(self, rows: np.ndarray, out: np.ndarray) -> None:
         K.encode(
@@ -141,7 +294,126 @@ class KernelGames:
     def step(self, actions: np.ndarray, obs: np.ndarray) -> None:
         """Play every game's action, the opponents' replies and settlements; writes
         ``rew``, ``illegal``, ``done``, the observations into ``obs`` and the masks."""
-        K.step_encode(*self.args, actions, self.illegal, self.done, self.offsets, self.scale, obs, self.masks)
+        if not self.external:  # one kernel call does it all
+            K.step_encode(
+                *self.args, actions, self.illegal, self.done, self.offsets, self.scale, obs, self.masks
+            )
+            return
+        K.step_games(*self.args, actions, self.illegal, self.done)
+        self.play_external_seats()
+        np.equal(self.g[:, K.G_STATUS], K.OVER, out=self.done)
+        self.encode(self.all, obs)
+        self.update_masks()
+
+    # -- external seats -------------------------------------------------------------
+
+    def play_external_seats(self) -> None:
+        """Until no game waits on an external seat: gather the waiting games by player,
+        ask each player once for all of its games, play the answers on."""
+        g = self.g
+        n = self.num_players
+        while True:
+            waiting = np.flatnonzero(g[:, K.G_STATUS] == K.EXTERNAL)
+            if not waiting.size:
+                return
+            who = self.ext_id[waiting, (g[waiting, K.G_CUR] - g[waiting, K.G_SEAT]) % n - 1]
+            order = np.argsort(who, kind="stable")
+            rows, who = waiting[order], who[order]
+            K.seat_masks(g, self.seat_i, self.hands, self.R, rows, self.ext_masks)
+            actions = np.empty(len(rows), dtype=np.int64)
+            cuts = [0, *(np.flatnonzero(np.diff(who)) + 1).tolist(), len(rows)]
+            for start, stop in zip(cuts[:-1], cuts[1:], strict=True):
+                actions[start:stop] = self._ask(int(who[start]), rows[start:stop], start, stop)
+            K.play_external(*self.args, rows, actions)
+
+    def _ask(self, u: int, rows: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """Player ``u``'s actions in games ``rows`` (buffer rows ``start:stop``), checked."""
+        player, encoding = self.external[u], self.encodings[u]
+        masks = self.ext_masks[start:stop]
+        if encoding == "view":
+            K.seat_views(
+                self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_log,
+                rows, *(a[start:stop] for a in self._view_arrays),
+            )  # fmt: skip
+            obs: Any = batch_rows(self.ext_views, start, stop)
+        else:
+            obs = self.ext_obs[start:stop]
+            K.encode_seats(
+                self.g, self.seat_i, self.hands, self.pile, self.known, self.disc_seat, self.disc_order,
+                self.R, self.values, self.deck, self.offsets, self.scale, rows, obs,
+            )  # fmt: skip
+        if self.batched[u] and encoding != "dict":
+            actions = self._check_batch(u, player.act_batch(obs, masks), rows, masks)
+        else:
+            actions = np.empty(len(rows), dtype=np.int64)
+            synced = self.owner[u] >= 0 and hasattr(player, "reset")
+            for k in range(len(rows)):
+                i = int(rows[k])
+                if synced:  # this game's own player: it draws from the game's generator
+                    rng = self._game_rng(i)
+                    try:
+                        a = player.act(self._one(obs, encoding, k), masks[k])
+                    finally:
+                        self.rs[i] = state_row(rng)
+                else:
+                    a = player.act(self._one(obs, encoding, k), masks[k])
+                actions[k] = self._check_one(u, a, i, masks[k])
+        return actions
+
+    def _one(self, obs: Any, encoding: str, k: int) -> Any:
+        """Row ``k`` of a batch of observations as one-game ``act`` takes it."""
+        if encoding == "view":
+            return obs.view(k)
+        row = obs[k].copy()
+        if encoding == "dict":
+            return {name: row[sl] for name, sl in self.layout.slices.items()}
+        return row
+
+    def _game_rng(self, i: int) -> np.random.Generator:
+        """Game ``i``'s generator as a NumPy ``Generator`` in its current state (the
+        game's own players draw from it as in the single env; the caller writes its
+        state back into ``rs[i]``)."""
+        rng = self._game_rngs.get(i)
+        if rng is None:
+            rng = self._game_rngs[i] = np.random.default_rng()
+        load_row(rng, self.rs[i])
+        return rng
+
+    def _where(self, u: int, i: int) -> str:
+        g = self.g[i]
+        return (
+            f"opponent {player_name(self.external[u])} in game {i} (seat {int(g[K.G_CUR])}, "
+            f"{PHASE_NAMES[int(g[K.G_PHASE])]} phase)"
+        )
+
+    def _check_one(self, u: int, a: Any, i: int, mask: np.ndarray) -> int:
+        """One action id, legal in ``mask``; else the error names the player and game."""
+        ok = isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_)
+        if not ok or not 0 <= a < len(mask) or not mask[a]:
+            legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(mask).tolist())
+            raise IllegalActionError(f"{self._where(u, i)} chose {a!r}: not a legal action; legal: {legal}")
+        return int(a)
+
+    def _check_batch(self, u: int, actions: Any, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``act_batch``'s answer: one legal action id per game, else the error names
+        the player (and the first game at fault)."""
+        B = len(rows)
+        arr = np.asarray(actions) if not isinstance(actions, np.ndarray) else actions
+        if arr.shape != (B,) or arr.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"opponent {player_name(self.external[u])}: act_batch answered games "
+                f"{rows[:3].tolist()}{'...' if B > 3 else ''} ({B} in all) with "
+                f"{'dtype ' + str(arr.dtype) if arr.shape == (B,) else 'shape ' + str(arr.shape)}; "
+                f"it must return {B} integer action ids, shape ({B},)"
+            )
+        A = masks.shape[1]
+        inside = (arr >= 0) & (arr < A)
+        ok = inside.copy()
+        ok[inside] = masks[np.flatnonzero(inside), arr[inside]] != 0
+        if not ok.all():
+            k = int(np.flatnonzero(~ok)[0])
+            self._check_one(u, arr[k].item(), int(rows[k]), masks[k])
+        return arr
 
 
 class CompiledGame:
@@ -161,7 +433,9 @@ class CompiledGame:
                 f"opponents, not {why}: use backend='python'"
             )
         layout = ObsLayout(num_players, rules)
-        self.games = games = KernelGames(1, layout, rules, kinds, seat, episode, reward)
+        self.games = games = KernelGames(
+            1, layout, rules, seat_players(opponents, num_players - 1, 1), seat, episode, reward
+        )
         self.obs = np.zeros((1, layout.size), dtype=np.float32)
         self._actions = np.zeros(1, dtype=np.int64)
         # one step's kernel arguments, built once: a step is a few microseconds

@@ -41,7 +41,7 @@ from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.env import ThirtyOneEnv
 from thirtyone_env.envs.env_options import EPISODES, REWARDS
 from thirtyone_env.envs.env_options import choice as _choice
-from thirtyone_env.envs.kernel_games import KernelGames, kernel_opponents
+from thirtyone_env.envs.kernel_games import KernelGames, seat_players
 from thirtyone_env.envs.spaces import flat_space
 from thirtyone_env.game.actions import check_action_id, num_actions
 from thirtyone_env.game.encoding import ObsLayout
@@ -102,29 +102,27 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._fallback: list[ThirtyOneEnv] | None = None
         self.games: KernelGames | None = None
-        kinds = kernel_opponents(opponents, n - 1)
-        if kinds is None or not batchable(self.rules):
+        players = seat_players(opponents, n - 1, num_envs)
+        if not batchable(self.rules):
             self._fallback = [
-                ThirtyOneEnv(n, self.rules, self._fallback_opponents(opponents), seat, episode, reward)
-                for _ in range(num_envs)
+                ThirtyOneEnv(n, self.rules, self._fallback_opponents(row), seat, episode, reward)
+                for row in players
             ]
             self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=np.int8)
         else:
             self.games = KernelGames(
-                num_envs, self.layout, self.rules, kinds, seat, self.episode, self.reward_kind
+                num_envs, self.layout, self.rules, players, seat, self.episode, self.reward_kind
             )
             self._masks = self.games.masks
         self._obs = np.zeros((num_envs, self.layout.size), dtype=np.float32)
 
     # -- set-up ----------------------------------------------------------------------
 
-    def _fallback_opponents(self, opponents: Any) -> Any:
-        if callable(opponents) and not hasattr(opponents, "act"):
-            return opponents()
+    @staticmethod
+    def _fallback_opponents(row: list[Any]) -> list[Any]:
+        """One game's opponents for its own env (names made into fresh players)."""
         names = {"greedy": GreedyPolicy, "random": RandomPolicy}
-        if isinstance(opponents, str):
-            return [names[opponents]() for _ in range(self.num_players - 1)]
-        return [names[o]() if isinstance(o, str) else o for o in opponents]
+        return [names[o]() if isinstance(o, str) else o for o in row]
 
     # -- Gymnasium's vector API -----------------------------------------------------
 
