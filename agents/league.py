@@ -16,25 +16,14 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.ppo import NumpyPolicy, load_policy, masked_action
+from agents.ppo import PolicyPlayer, load_policy
 
 
-class SnapshotPlayer:
-    """A frozen policy snapshot at the table (flat observations, masked)."""
-
-    obs_encoding = "flat"
-
-    def __init__(self, policy: NumpyPolicy, name: str, deterministic: bool = True) -> None:
-        self.policy = policy
-        self.name = name
-        self.deterministic = deterministic
-        self.rng = np.random.default_rng()
-
-    def reset(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        return masked_action(self.policy, observation, action_mask, self.deterministic, self.rng, self.name)
+class SnapshotPlayer(PolicyPlayer):
+    """A frozen policy snapshot at the table (flat observations, masked), named by its
+    file. It plays many games in one call (``act_batch``) like any
+    :class:`~agents.ppo.PolicyPlayer`; a :class:`LeagueSeat` does not, as it is one
+    game's seat and may be another player next episode."""
 
 
 class LeagueSeat:

@@ -4,8 +4,10 @@
 snapshot (``.npz``, what self-play pools hold) and plays it with its action mask. The
 network runs in numpy (:class:`NumpyPolicy`): a forward pass of a small MLP costs
 microseconds, where SB3's ``predict`` pays torch's per-call overhead, so learned
-players are as cheap at a table as the heuristics. Only the flat encoding is
-supported (the default of ``train.py``).
+players are as cheap at a table as the heuristics. ``act_batch`` answers many games
+in one forward pass (what the vector env asks of an opponent that offers it), with
+the decision ``act`` gives each game alone (:data:`TIE_MARGIN`). Only the flat
+encoding is supported (the default of ``train.py``).
 
 Reading a model runs no code from it: SB3's own loader unpickles the zip's "data"
 entries (cloudpickle), so a crafted model would run code when loaded. Here the weights
@@ -87,11 +89,24 @@ class NumpyPolicy:
         )
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Action logits (float32) of one observation ``(input_size,)`` or a batch
+        ``(B, input_size)``, one BLAS matmul per layer. A row's values may differ in
+        the last bits with the batch it came in (BLAS picks kernels by shape), hence
+        :meth:`row_logits` for near ties."""
         x = np.asarray(obs, dtype=np.float32)
         for w, b in self.layers:
             x = self._act(x @ w + b)
         w, b = self.head
         return x @ w + b
+
+    def row_logits(self, obs: np.ndarray) -> np.ndarray:
+        """Action logits of one observation in float64 without BLAS: exact products
+        summed in a fixed order, so the result depends on the row alone. Slow; what
+        breaks a near tie of :meth:`logits` the same way in any batch."""
+        x = np.asarray(obs, dtype=np.float64)
+        for w, b in self.layers:
+            x = self._act(_row_affine(x, w, b))
+        return _row_affine(x, *self.head)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the weights as ``.npz``, atomically (a reader never sees half a file)
@@ -110,6 +125,12 @@ class NumpyPolicy:
             count = sum(1 for k in z.files if k.startswith("w"))
             layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(count)]
             return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]))
+
+
+def _row_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``x @ w + b`` for one float64 row, elementwise: each product exact (float32
+    weights), the sum in numpy's fixed order over a fixed shape."""
+    return (x[:, None] * w).sum(axis=0) + b
 
 
 def load_policy(path: str | os.PathLike) -> NumpyPolicy:
@@ -391,7 +412,39 @@ def _check_shapes(layers: list[tuple[Any, Any]], head: tuple[np.ndarray, np.ndar
         width = w.shape[0]
 
 
-class PPOPlayer:
+class PolicyPlayer:
+    """A :class:`NumpyPolicy` as a player (flat observations, masked), for one game
+    (:meth:`act`) or many at once (:meth:`act_batch`, one forward pass); both give
+    the same decision for the same row (see :func:`masked_actions`).
+
+    Args:
+        policy: the network.
+        name: what errors call it (a model's path, a snapshot's name).
+        deterministic: play the most likely legal action; else sample from the
+            masked action distribution with the generator handed to ``reset``.
+    """
+
+    obs_encoding = "flat"
+
+    def __init__(self, policy: NumpyPolicy, name: str, deterministic: bool = True) -> None:
+        self.policy = policy
+        self.name = name
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng()
+
+    def reset(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        return masked_action(self.policy, observation, action_mask, self.deterministic, self.rng, self.name)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row of ``observations`` ``(B, input_size)`` under ``masks``
+        ``(B, num_actions)``; the inputs are not kept."""
+        return masked_actions(self.policy, observations, masks, self.deterministic, self.rng, self.name)
+
+
+class PPOPlayer(PolicyPlayer):
     """A trained MaskablePPO policy as a player (flat observations).
 
     Args:
@@ -401,13 +454,9 @@ class PPOPlayer:
             masked action distribution with the generator handed to ``reset``.
     """
 
-    obs_encoding = "flat"
-
     def __init__(self, path: str = str(SHIPPED_MODEL), deterministic: bool = True) -> None:
         self.path = path
-        self.policy = load_policy(path)
-        self.deterministic = deterministic
-        self.rng = np.random.default_rng()
+        super().__init__(load_policy(path), str(path), deterministic)
 
     @staticmethod
     def check_options(path: str = str(SHIPPED_MODEL), deterministic: bool = True) -> None:
@@ -415,9 +464,6 @@ class PPOPlayer:
         file is there."""
         if not Path(path).is_file():
             raise ValueError(f"model file not found: {path}")
-
-    def reset(self, rng: np.random.Generator) -> None:
-        self.rng = rng
 
     def check_table(self, num_players: int, rules: Any) -> None:
         """Raise ``ValueError`` (naming the model) unless it was trained for this table
@@ -440,8 +486,15 @@ class PPOPlayer:
                 f"this table has {num_players} players with {rules_name(rules)}"
             )
 
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        return masked_action(self.policy, observation, action_mask, self.deterministic, self.rng, self.path)
+
+#: A deterministic decision whose best legal logit leads the next by at most this
+#: share of ``1 + |best|`` is a near tie: it is decided again by
+#: :meth:`NumpyPolicy.row_logits`, which depends on the row alone. BLAS rounds a
+#: row's logits differently in batches of different sizes (the shipped agent: by up
+#: to 4e-5 on logits up to 45, some 1% of this margin; ``tests/test_ppo_batch.py``
+#: checks), so a game played alone and the same game in any batch get the same
+#: decisions. Near ties are rare (none in 5,000 of the shipped agent's decisions).
+TIE_MARGIN = 1e-3
 
 
 def masked_action(
@@ -452,19 +505,86 @@ def masked_action(
     rng: np.random.Generator,
     name: str,
 ) -> int:
-    """The policy's choice among the legal actions (argmax, or a sample)."""
+    """The policy's choice among the legal actions (argmax, or a sample) for one
+    observation: :func:`masked_actions` on a batch of one, so a game played alone
+    and the same game in a batch get the same decisions."""
     obs = np.asarray(observation)
-    if obs.ndim != 1 or obs.shape[0] != policy.input_size:
+    if obs.shape != (policy.input_size,):
+        raise ValueError(_wrong_observations(policy, obs.shape, name))
+    mask = np.asarray(action_mask)
+    if mask.shape != (policy.num_actions,):
         raise ValueError(
-            f"model {name} takes observations of size {policy.input_size}, got shape {obs.shape}: "
-            "it was trained for another table size or encoding"
+            f"model {name} takes an action mask of shape ({policy.num_actions},), got shape {mask.shape}"
         )
-    logits = policy.logits(obs)
-    legal = np.asarray(action_mask, dtype=bool)
-    if not legal.any():
-        raise ValueError("no legal action in the mask")
-    logits = np.where(legal, logits, MASKED_LOGIT)
+    return int(masked_actions(policy, obs[None], mask[None], deterministic, rng, name)[0])
+
+
+def masked_actions(
+    policy: NumpyPolicy,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    deterministic: bool,
+    rng: np.random.Generator,
+    name: str,
+) -> np.ndarray:
+    """The policy's choice among each row's legal actions, one forward pass for all
+    rows: the argmax (a near tie decided by :meth:`NumpyPolicy.row_logits`, see
+    :data:`TIE_MARGIN`), or one draw per row from ``rng`` by inverse CDF."""
+    obs = _check_observations(policy, np.asarray(observations), name)
+    legal = _check_masks(policy, np.asarray(masks), len(obs), name)
+    logits = np.where(legal, policy.logits(obs), np.float32(MASKED_LOGIT))
     if deterministic:
-        return int(np.argmax(logits))
-    z = np.exp(logits - logits.max())
-    return int(rng.choice(logits.size, p=z / z.sum()))
+        return _argmax_rows(policy, obs, legal, logits)
+    return _sample_rows(logits, rng)
+
+
+def _check_observations(policy: NumpyPolicy, obs: np.ndarray, name: str) -> np.ndarray:
+    """The observations as float32 (what both forward passes read)."""
+    if obs.ndim != 2 or obs.shape[1] != policy.input_size:
+        raise ValueError(_wrong_observations(policy, obs.shape, name))
+    return obs.astype(np.float32, copy=False)
+
+
+def _wrong_observations(policy: NumpyPolicy, shape: tuple[int, ...], name: str) -> str:
+    return (
+        f"model {name} takes observations of size {policy.input_size} (a batch: one per row), got shape "
+        f"{shape}: it was trained for another table size or encoding"
+    )
+
+
+def _check_masks(policy: NumpyPolicy, masks: np.ndarray, rows: int, name: str) -> np.ndarray:
+    """The masks as booleans; ``ValueError`` naming the model for a wrong shape or a
+    row with no legal action."""
+    if masks.shape != (rows, policy.num_actions):
+        raise ValueError(
+            f"model {name} takes action masks of shape ({rows}, {policy.num_actions}) for {rows} "
+            f"observation(s), got shape {masks.shape}"
+        )
+    legal = masks.astype(bool)
+    some = legal.any(axis=1)
+    if np.count_nonzero(some) < rows:
+        raise ValueError(f"model {name}: no legal action in the mask of row {int(np.argmin(some))}")
+    return legal
+
+
+def _argmax_rows(policy: NumpyPolicy, obs: np.ndarray, legal: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """Each row's best legal action; near ties decided again row by row."""
+    best = logits.argmax(axis=1)
+    if logits.shape[1] > 1:
+        second, top = np.partition(logits, -2, axis=1)[:, -2:].T
+        near = top - second <= TIE_MARGIN * (1 + np.abs(top))
+        if near.any():
+            for k in np.flatnonzero(near):
+                best[k] = np.where(legal[k], policy.row_logits(obs[k]), -np.inf).argmax()
+    return best
+
+
+def _sample_rows(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per row from the softmax of ``logits`` (illegal ones at
+    :data:`MASKED_LOGIT` have probability 0): one uniform each, the first action whose
+    cumulative probability exceeds it, so only legal actions are ever drawn."""
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    cdf = np.cumsum(z, axis=1, dtype=np.float64)
+    cdf /= cdf[:, -1:]
+    u = rng.random(len(logits))
+    return (cdf <= u[:, None]).sum(axis=1)
