@@ -5,15 +5,22 @@ index). It takes the top discard only when that card is of the master suit and r
 the hand value, else draws from the stock; it throws the card that leaves the best
 hand, preferring to keep master-suit cards; it knocks with a hand worth more than 25
 while at least 20 cards remain in the stock, and more than 29 after.
+
+``act_batch(observations, masks)`` decides for every row of a stock-game
+:class:`~thirtyone_env.game.view_batch.ViewBatch` in one compiled call
+(:mod:`agents.expert_batch`): row ``k`` gets exactly the move
+``act(observations.view(k), masks[k])`` plays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from agents.expert_batch import batch_masks, blitz31_kernel, checked_actions, hand_array
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.game.table_strategy import table_move
+from thirtyone_env.game.view_batch import ViewBatch
 from thirtyone_env.game.views import PlayerView
 
 
@@ -58,6 +65,20 @@ class Blitz31Player:
         if action_mask[DRAW_STOCK]:
             return DRAW_STOCK
         return STAND if action_mask[STAND] else TAKE_DISCARD
+
+    def act_batch(self, observations: ViewBatch, masks: np.ndarray) -> np.ndarray:
+        """The move of every row of a stock-game batch, as ``act`` plays it for
+        ``observations.view(k)`` and ``masks[k]``, in one compiled call (int64, shape
+        ``(B,)``). ``ValueError`` (naming this player) for masks that do not fit the
+        batch or a row that allows nothing."""
+        mask = batch_masks("Blitz31Player", observations, masks)
+        b = observations
+        thresholds = np.array([self.early_knock, self.late_knock, self.late_stock], dtype=np.float64)
+        out = np.empty(len(b), dtype=np.int64)
+        blitz31_kernel(
+            b.hand, b.hand_len, b.pile, b.pile_len, b.stock_size, mask, hand_array(b.rules), thresholds, out
+        )
+        return checked_actions("Blitz31Player", out)
 
     @staticmethod
     def _discard(hand: tuple[int, ...], values: tuple, action_mask: np.ndarray) -> int:

@@ -36,18 +36,48 @@ Decisions:
 
 Deterministic: the table simulation has its own fixed seed, so the player needs no
 ``reset`` and plays the same way for the same view.
+
+**Many games at once**: ``act_batch(observations, masks)`` decides for every row of a
+:class:`~thirtyone_env.game.view_batch.ViewBatch` (the stock game, as the vector env
+gathers the games waiting on this player) in one compiled call
+(:mod:`agents.expert_batch`), about a microsecond a row: row ``k`` gets exactly the move
+``act(observations.view(k), masks[k])`` plays. The tables above go to the kernel as
+arrays (the potential as float64 ``52**3``, the value bins as int64, the opponent model
+padded to ``(SIM_TURNS + 1, SIM_TURNS + 2, NUM_BINS)``), built once per rules and
+parameters. Other tables (widow, Switch, Stop the Bus) have no batch: use ``act``.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
+from agents.expert_batch import (
+    F_FEED_WEIGHT,
+    F_KNOCK_RISK,
+    F_LAST_LIFE_CARE,
+    I_BLITZ_LATE,
+    I_FLOOR_BIN,
+    I_FREE_RIDE,
+    I_MAY_KNOCK,
+    I_PENALTY,
+    I_RETURN,
+    I_TIE_PAYS,
+    I_TIE_SAFE,
+    NUM_F,
+    NUM_I,
+    batch_masks,
+    checked_actions,
+    deck_mask,
+    expert_kernel,
+)
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.game.cards import CARD_VALUES, DECKS, NUM_CARDS, PAIR_STRIDE, value_table
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.table_strategy import table_move
+from thirtyone_env.game.view_batch import ViewBatch
 from thirtyone_env.game.views import PlayerView
 
 #: Hand values are binned as ``int(2 * value)`` (0..62; 30.5 is bin 61, 31 is 62).
@@ -180,6 +210,38 @@ def _tables(deck: str, three_of_a_kind: float | None, opp_knock_at: float) -> _T
     return _Tables(value_t, vbin, ge)
 
 
+class _BatchTables(NamedTuple):
+    """The tables of :class:`_Tables` and :func:`_potential` as read-only arrays, for
+    :mod:`agents.expert_batch`'s kernel."""
+
+    pot: np.ndarray  #: float64 (52**3,): the potential of every ordered triple
+    vbin: np.ndarray  #: int64 (52**3,): value bins
+    value: np.ndarray  #: float64 (52**3,): hand values
+    ge: np.ndarray  #: float64 (SIM_TURNS + 1, SIM_TURNS + 2, NUM_BINS): ``ge[final][cond + 1]``, zero padded
+    deck_bits: int  #: bitmask of the deck's cards
+
+
+@cache
+def _batch_tables(
+    deck: str, three_of_a_kind: float | None, opp_knock_at: float, horizon: int, blitz_bonus: float
+) -> _BatchTables:
+    """Build (once) the kernel's arrays from the very tables ``act`` reads."""
+    t = _tables(deck, three_of_a_kind, opp_knock_at)
+    ge = np.zeros((SIM_TURNS + 1, SIM_TURNS + 2, NUM_BINS), dtype=np.float64)
+    for final, row in enumerate(t.ge):
+        for j, probs in enumerate(row):
+            ge[final, j] = probs
+    arrays = (
+        np.asarray(_potential(deck, three_of_a_kind, horizon, blitz_bonus), dtype=np.float64),
+        np.asarray(t.vbin, dtype=np.int64),
+        np.asarray(t.value, dtype=np.float64),
+        ge,
+    )
+    for a in arrays:
+        a.flags.writeable = False
+    return _BatchTables(*arrays, deck_mask(DECKS[deck]))
+
+
 def _floor_bin(t: _Tables, known: tuple[int, ...]) -> int:
     """Lowest value bin a hand holding the ``known`` cards can have."""
     if len(known) >= 3:
@@ -256,6 +318,8 @@ class ExpertPlayer:
         self._rules: Rules | None = None  # the rules the cached tables below are for
         self._t: _Tables | None = None
         self._pot: tuple[float, ...] = ()
+        self._batch_rules: Rules | None = None  # the rules _batch is for (act_batch)
+        self._batch: _BatchTables | None = None
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
@@ -288,6 +352,69 @@ class ExpertPlayer:
         if action_mask[KNOCK] and rules.scoring != "chips" and self._should_knock(v, t):
             return KNOCK  # (with chips the best hand takes the pot: table_move knocked above)
         return self._draw(v, t, action_mask)
+
+    def act_batch(self, observations: ViewBatch, masks: np.ndarray) -> np.ndarray:
+        """The move of every row of a stock-game batch, as ``act`` plays it for
+        ``observations.view(k)`` and ``masks[k]``, in one compiled call (int64, shape
+        ``(B,)``). ``ValueError`` (naming this player) for masks that do not fit the
+        batch or a row that allows nothing."""
+        mask = batch_masks("ExpertPlayer", observations, masks)
+        b = observations
+        rules = b.rules
+        if rules is not self._batch_rules:
+            self._batch = _batch_tables(
+                rules.deck,
+                rules.three_of_a_kind,
+                float(self.opp_knock_at),
+                self.horizon,
+                float(self.blitz_bonus),
+            )
+            self._batch_rules = rules
+        t = self._batch
+        out = np.empty(len(b), dtype=np.int64)
+        expert_kernel(
+            b.seat,
+            b.hand,
+            b.hand_len,
+            b.pile,
+            b.pile_len,
+            b.known,
+            b.discard_counts,
+            b.lives,
+            b.active,
+            b.knocker,
+            mask,
+            t.deck_bits,
+            t.pot,
+            t.vbin,
+            t.value,
+            t.ge,
+            self._float_params(),
+            self._int_params(rules),
+            out,
+        )
+        return checked_actions("ExpertPlayer", out)
+
+    def _float_params(self) -> np.ndarray:
+        """The kernel's float parameters (slots ``F_*`` of :mod:`agents.expert_batch`)."""
+        f = np.empty(NUM_F, dtype=np.float64)
+        f[F_KNOCK_RISK] = self.knock_risk
+        f[F_LAST_LIFE_CARE] = self.last_life_care
+        f[F_FEED_WEIGHT] = self.feed_weight
+        return f
+
+    def _int_params(self, rules: Rules) -> np.ndarray:
+        """The kernel's rules switches and knocker floor (slots ``I_*``)."""
+        i = np.empty(NUM_I, dtype=np.int64)
+        i[I_FREE_RIDE] = rules.free_ride
+        i[I_PENALTY] = rules.knocker_penalty
+        i[I_TIE_SAFE] = rules.knocker_tie == "knocker_safe"
+        i[I_TIE_PAYS] = rules.knocker_tie == "knocker_pays"
+        i[I_RETURN] = rules.allow_discard_return
+        i[I_BLITZ_LATE] = rules.blitz_after_knock
+        i[I_MAY_KNOCK] = rules.scoring != "chips"
+        i[I_FLOOR_BIN] = round(2 * self.knocker_floor)
+        return i
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
