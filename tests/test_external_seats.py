@@ -178,3 +178,44 @@ def test_bad_opponents_are_named_before_any_game():
 
     with pytest.raises(ValueError, match="obs_encoding='pixels'"):
         ThirtyOneVectorEnv(2, 3, opponents=Odd())
+
+
+class LeagueLike:
+    """A seat that becomes another player each episode (drawn from the game's
+    generator) and says which (``delegate``): greedy ones then run in the kernels and
+    the shared batched one is asked for all its games at once."""
+
+    obs_encoding = "view"
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.current = pool[0]
+
+    def reset(self, rng):
+        self.current = self.pool[int(rng.integers(len(self.pool)))]
+        if hasattr(self.current, "reset"):
+            self.current.reset(rng)
+
+    def delegate(self):
+        return self.current
+
+    def act(self, observation, action_mask):
+        return self.current.act(observation, action_mask)
+
+
+def test_delegating_seats_play_the_single_env_games_and_batch_their_shared_players():
+    shared = BatchedGreedy()
+
+    def pool():
+        return [shared, GreedyPolicy(knock_at=22), RandomPolicy(), ViewRandom()]
+
+    def make():
+        return [LeagueLike(pool()), LeagueLike(pool())]
+
+    assert _play_both(3, "standard", make, games=8, steps=300) > 10
+    vec = ThirtyOneVectorEnv(64, 3, "standard", opponents=make, seat=0)
+    vec.reset(seed=1)
+    shared.calls = shared.rows = 0
+    for _ in range(30):
+        vec.step(vec.action_masks().argmax(axis=1))
+    assert shared.rows / shared.calls > 4  # many games' seats in one call

@@ -142,33 +142,31 @@ class KernelGames:
         self.opp_kind = np.full((N, k), K.OPP_EXTERNAL, dtype=np.int64)
         self.opp_knock2 = np.zeros((N, k), dtype=np.float64)
         self.ext_id = np.full((N, k), -1, dtype=np.int64)
-        self.external: list[Any] = []  #: the distinct external player objects
-        index: dict[int, int] = {}
-        owner: list[int] = []  # the one game an external object plays in, else -1
+        self.external: list[Any] = []  #: the distinct player objects asked from outside
+        self.encodings: list[str] = []  #: each one's obs_encoding
+        self.batched: list[bool] = []  #: whether each one has act_batch
+        self.owner: list[int] = []  #: the one game each plays in (its own generator), else -1
+        self._index: dict[int, int] = {}
+        games_of: dict[int, set[int]] = {}
+        for i, row in enumerate(players):
+            for o in row:
+                games_of.setdefault(id(o), set()).add(i)
+        #: per game: its own (not shared) players with ``reset``, in seat order
+        self.game_resets: dict[int, list[Any]] = {}
+        #: per game: (seat slot, player) of the players that stand for another (``delegate``)
+        self.delegating: dict[int, list[tuple[int, Any, bool]]] = {}
         for i, row in enumerate(players):
             for j, o in enumerate(row):
-                kind = opponent_kind(o)
-                if kind is not None:
-                    self.opp_kind[i, j], self.opp_knock2[i, j] = kind[0], 2 * kind[1]
-                    continue
-                u = index.get(id(o))
-                if u is None:
-                    u = index[id(o)] = len(self.external)
-                    self.external.append(o)
-                    owner.append(i)
-                elif owner[u] != i:
-                    owner[u] = -1
-                self.ext_id[i, j] = u
-        self.encodings = [getattr(o, "obs_encoding", "flat") for o in self.external]
-        self.batched = [callable(getattr(o, "act_batch", None)) for o in self.external]
-        self.owner = owner
-        #: per game: its own (not shared) external players with ``reset``, in seat order
-        self.game_resets: dict[int, list[Any]] = {}
-        for i, row in enumerate(players):
-            own = [o for o in row if id(o) in index and owner[index[id(o)]] == i and hasattr(o, "reset")]
-            if own:
-                self.game_resets[i] = own
-        self.shared_resets = [o for u, o in enumerate(self.external) if owner[u] < 0 and hasattr(o, "reset")]
+                own = not isinstance(o, str) and len(games_of[id(o)]) == 1
+                if own and hasattr(o, "reset"):
+                    self.game_resets.setdefault(i, []).append(o)
+                if callable(getattr(o, "delegate", None)):
+                    self.delegating.setdefault(i, []).append((j, o, own))
+                else:
+                    self._seat(i, j, o, own)
+        self.shared_resets = [
+            o for u, o in enumerate(self.external) if self.owner[u] < 0 and hasattr(o, "reset")
+        ]
         self._game_rngs: dict[int, np.random.Generator] = {}
         self.g = np.zeros((N, K.NUM_G), dtype=np.int32)
         self.seat_i = np.zeros((N, n, K.NUM_S), dtype=np.int32)
@@ -180,7 +178,8 @@ class KernelGames:
         self.disc_order = np.full((N, K.NUM_CARDS), -1, dtype=np.int32)
         # the discards in order, for view players (PlayerView.discards; a batch's log may
         # be empty when the rules allow very long rounds and no player reads it one game at a time)
-        log = rules.max_turns_per_round if "view" in self.encodings else 0
+        outside = bool(self.external or self.delegating)
+        log = rules.max_turns_per_round if "view" in self.encodings or self.delegating else 0
         if N * log > MAX_LOG_ENTRIES:
             if any(e == "view" and not b for e, b in zip(self.encodings, self.batched, strict=True)):
                 raise ValueError(
@@ -223,11 +222,11 @@ class KernelGames:
             self.pending,
         )  # fmt: skip  (the arrays every game kernel takes, in order)
         # the external seats' buffers: masks, flat observations, views (row k = k-th waiting game)
-        self.ext_masks = np.zeros((N, A), dtype=np.int8) if self.external else self.masks[:0]
-        self.ext_obs = np.zeros(
-            (N if {"flat", "dict"} & set(self.encodings) else 0, layout.size), dtype=np.float32
-        )
-        self.ext_views = empty_batch(rules, n, N if "view" in self.encodings else 0, log)
+        # (a delegating seat may stand for any kind of player: all of them)
+        self.ext_masks = np.zeros((N if outside else 0, A), dtype=np.int8)
+        flat = self.delegating or {"flat", "dict"} & set(self.encodings)
+        self.ext_obs = np.zeros((N if flat else 0, layout.size), dtype=np.float32)
+        self.ext_views = empty_batch(rules, n, N if self.delegating or "view" in self.encodings else 0, log)
         self._view_arrays = tuple(
             getattr(self.ext_views, f)
             for f in (
@@ -254,6 +253,37 @@ class KernelGames:
             )
         )  # fmt: skip  (seat_views' outputs, in order)
 
+    def _seat(self, i: int, j: int, o: Any, own: bool = False) -> None:
+        """Seat player ``o`` in slot ``j`` of game ``i``: a kernel player's kind, or an
+        external player's index (``own``: it plays in this game only, drawing from the
+        game's generator; one seen in a second game is shared from then on)."""
+        kind = opponent_kind(o)
+        if kind is not None:
+            self.opp_kind[i, j], self.opp_knock2[i, j] = kind
+            self.opp_knock2[i, j] *= 2
+            self.ext_id[i, j] = -1
+            return
+        u = self._index.get(id(o))
+        if u is None:
+            _check_opponent(o, f"game {i}, seat {j + 1} after the agent")
+            u = self._index[id(o)] = len(self.external)
+            self.external.append(o)
+            self.encodings.append(getattr(o, "obs_encoding", "flat"))
+            self.batched.append(callable(getattr(o, "act_batch", None)))
+            self.owner.append(i if own else -1)
+        elif self.owner[u] != i:
+            self.owner[u] = -1  # seen in two games: shared
+        self.opp_kind[i, j] = K.OPP_EXTERNAL
+        self.ext_id[i, j] = u
+
+    def _seat_delegates(self, rows: list[int]) -> None:
+        """Seat, in games ``rows``, the player each delegating seat stands for this game
+        (asked after its ``reset``): a league seat playing greedy runs in the kernels,
+        and games whose seats play one shared player are asked together."""
+        for i in rows:
+            for j, o, own in self.delegating.get(i, ()):
+                self._seat(i, j, o.delegate(), own)
+
     def seed(self, seeds: Sequence[int | None]) -> None:
         """Seed game ``i``'s generator as the single env seeds its own with ``seeds[i]``;
         shared external players with ``reset(rng)`` get one generator, from the first
@@ -279,6 +309,8 @@ class KernelGames:
                     for o in own:
                         o.reset(rng)
                     self.rs[i] = state_row(rng)
+        if self.delegating:
+            self._seat_delegates(rows.tolist())
         K.reset_games(*self.args, rows)
         self.play_external_seats()
 
@@ -294,7 +326,7 @@ class KernelGames:
     def step(self, actions: np.ndarray, obs: np.ndarray) -> None:
         """Play every game's action, the opponents' replies and settlements; writes
         ``rew``, ``illegal``, ``done``, the observations into ``obs`` and the masks."""
-        if not self.external:  # one kernel call does it all
+        if not self.external and not self.delegating:  # one kernel call does it all
             K.step_encode(
                 *self.args, actions, self.illegal, self.done, self.offsets, self.scale, obs, self.masks
             )

@@ -10,13 +10,17 @@ Game ``i`` is the same game as a :class:`~thirtyone_env.envs.env.ThirtyOneEnv` r
 seed ``seed + i``: same deals, same opponents' moves, same observations, masks and
 rewards (the stock game with lives; :mod:`thirtyone_env.envs.batch_kernels` holds the
 compiled engine and :mod:`thirtyone_env.envs.kernel_rules` declares, field by field, which
-rules it plays). Opponents run inside the kernels: ``"greedy"`` (or a
-:class:`~thirtyone_env.game.policies.GreedyPolicy`, any ``knock_at``) and ``"random"`` (or a
-:class:`~thirtyone_env.game.policies.RandomPolicy`) play exactly as in the single env: each
-game draws (deals and random moves) from its own NumPy generator, seeded as the single
-env's (:mod:`thirtyone_env.envs.batch_rng`). Other opponents and the table or
-scored variants fall back to one ``ThirtyOneEnv`` per game, stepped in a loop (same
-API, same results, no speed-up).
+rules it plays). ``"greedy"`` (or a :class:`~thirtyone_env.game.policies.GreedyPolicy`, any
+``knock_at``) and ``"random"`` (or a :class:`~thirtyone_env.game.policies.RandomPolicy`)
+play inside the kernels; every other player sits at an *external seat*
+(:mod:`thirtyone_env.envs.kernel_games`): the games waiting on one player object are
+asked together, in one ``act_batch(observations, masks)`` call where the player has one
+(the expert, Blitz31, MaskablePPO models), else with ``act`` game by game. Each game
+draws (deals, random moves, its own players' draws) from its own NumPy generator,
+seeded as the single env's (:mod:`thirtyone_env.envs.batch_rng`). A seat that stands for
+another player each episode (a league seat) names it with ``delegate()``, so its games
+are asked with the other games of that player. The table and scored variants fall back
+to one ``ThirtyOneEnv`` per game, stepped in a loop (same API, same results, no speed-up).
 
 Actions: one per game, each held to the single env's contract
 (:func:`~thirtyone_env.game.actions.check_action_id`): an int id; a float (``2.7`` or
@@ -24,7 +28,8 @@ Actions: one per game, each held to the single env's contract
 :class:`~thirtyone_env.game.engine.IllegalActionError` naming the game, never cast.
 
 Memory: 1.6 KB of game state per game, plus its observation (650 float32 features at
-4 seats: 2.6 KB) and mask: 4.3 KB a game.
+4 seats: 2.6 KB) and mask: 4.3 KB a game; external seats add their observation
+buffers and the round's discard log (about 5 KB a game at 200 turns a round).
 """
 
 from __future__ import annotations
@@ -63,10 +68,12 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
     Args:
         num_envs: games played at once.
         num_players, rules, seat, episode, reward: as for ``ThirtyOneEnv``.
-        opponents: ``"greedy"`` / ``"random"`` or a policy for every other seat, or a
-            list of ``num_players - 1`` of them; ``GreedyPolicy`` and ``RandomPolicy``
-            run compiled. For any other player pass a callable that returns a fresh
-            list of opponents for one game (each game keeps its own).
+        opponents: ``"greedy"`` / ``"random"`` or a player for every other seat, or a
+            list of ``num_players - 1`` of them, shared by every game (a player with
+            ``act_batch`` answers all its waiting games at once); or a callable that
+            returns one game's list (called once per game: each game keeps its own, and
+            those with ``reset(rng)`` draw from that game's generator, as in the single
+            env). A shared player with ``reset`` is handed one generator at ``reset``.
 
     Observations are the flat encoding (``float32``); an illegal action ends that game
     with reward -1 and ``info["illegal_action"]`` true for it.
