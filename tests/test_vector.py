@@ -49,6 +49,12 @@ def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
             assert (bool(done[i]), float(rewards[i])) == (d, r)
             if d:
                 assert np.array_equal(info["final_obs"][i], o)
+                final = info["final_info"][i]  # where the game ended, as the single env says
+                assert {k: final[k] for k in ("seat", "round", "lives")} == {
+                    k: single_info[k] for k in ("seat", "round", "lives")
+                }
+                assert final["active"] == tuple(env.state.active)
+                assert final["rounds_played"][final["seat"]] <= final["round"]
                 o, single_info = env.reset()
                 episodes += 1
             assert np.array_equal(obs[i], o)
@@ -64,7 +70,8 @@ def test_an_illegal_action_ends_that_game_with_minus_one():
     bad = int(np.flatnonzero(masks[1] == 0)[0])
     actions[1] = bad
     _, rewards, done, _, info = vec.step(actions)
-    assert done[1] and rewards[1] == -1.0 and info["final_info"][1] == {"illegal_action": True}
+    assert done[1] and rewards[1] == -1.0 and info["final_info"][1]["illegal_action"] is True
+    assert info["final_info"][0] is None  # game 0 played on
     assert not done[0] and not done[2]
 
 

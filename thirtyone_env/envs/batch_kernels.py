@@ -64,8 +64,8 @@ G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
 G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME, G_RESET = range(8, 16)
 NUM_G = 16
 # per seat
-S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS = range(7)
-NUM_S = 7
+S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS, S_ROUNDS = range(8)
+NUM_S = 8
 #: The envs' reward of a settled round (``rewards.settled_reward``), compiled.
 reward_of = njit(cache=True, inline="always")(settled_reward)
 
@@ -436,6 +436,7 @@ def deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, 
     first = next_active(seat_i, i, dealer, n)
     p = first
     for j in range(k):
+        seat_i[i, p, S_ROUNDS] += 1
         hands[i, p, 0] = row[j]
         hands[i, p, 1] = row[j + k]
         hands[i, p, 2] = row[j + 2 * k]
@@ -519,6 +520,7 @@ def start_game(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, r
     for p in range(n):
         seat_i[i, p, S_LIVES] = R[R_LIVES]
         seat_i[i, p, S_ACTIVE] = 1
+        seat_i[i, p, S_ROUNDS] = 0
     g[i, G_ROUND] = 0
     g[i, G_SEAT] = seat
     g[i, G_PHASE] = ROUND_OVER

@@ -337,6 +337,19 @@ class KernelGames:
         self.encode(self.all, obs)
         self.update_masks()
 
+    def summary(self, i: int) -> dict[str, Any]:
+        """Where game ``i`` stands, as a finished game's info gives it: the agent's
+        ``seat``, the ``round``, every seat's ``lives`` and ``active`` flag, and the
+        rounds each seat was dealt in (``rounds_played``; all public at the table)."""
+        seats = self.seat_i[i]
+        return {
+            "seat": int(self.g[i, K.G_SEAT]),
+            "round": int(self.g[i, K.G_ROUND]),
+            "lives": tuple(seats[:, K.S_LIVES].tolist()),
+            "active": tuple(bool(x) for x in seats[:, K.S_ACTIVE]),
+            "rounds_played": tuple(seats[:, K.S_ROUNDS].tolist()),
+        }
+
     # -- external seats -------------------------------------------------------------
 
     def play_external_seats(self) -> None:

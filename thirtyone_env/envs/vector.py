@@ -224,6 +224,8 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         for i in ended.tolist():
             final[i] = obs[i].copy()
             final_info[i] = {"illegal_action": bool(illegal[i])} if illegal is not None and illegal[i] else {}
+            if self.games is not None:
+                final_info[i].update(self.games.summary(i))
         flags = np.zeros(N, dtype=bool)
         flags[ended] = True
         return {
