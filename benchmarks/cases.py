@@ -4,9 +4,12 @@ Usage: ``python benchmarks/cases.py CASE [--seconds 10]``. Cases of this project
 ``engine`` (decisions/s of random legal play on the engine), ``single_env`` /
 ``single_env_python`` (``ThirtyOneEnv`` steps/s with ``backend="compiled"`` / the
 Python engine: random legal agent and opponents, observation built every step), ``batched_env`` (the same on ``ThirtyOneVectorEnv`` at ``--num-envs`` games),
+``batched_env_expert`` (the same against three ``ExpertPlayer``),
 ``harness`` (tournament rounds/s with greedy players, one worker), ``train_single`` /
 ``train_batched`` (MaskablePPO steps/s on 8 single envs in a DummyVecEnv / on the
-batched env). The peers (run with the peers' venv, ``benchmarks/suite.py --peers``):
+batched env against three greedy opponents), ``train_batched_expert`` /
+``train_batched_frozen`` (the batched run against three ``ExpertPlayer`` / three
+``PPOPlayer``, the shipped agent). The peers (run with the peers' venv, ``benchmarks/suite.py --peers``):
 ``blackjack`` (Gymnasium Blackjack-v1), ``rlcard_gin`` (RLCard gin-rummy),
 ``pettingzoo_gin`` (PettingZoo classic gin_rummy_v4, AEC), ``openspiel_gin``
 (OpenSpiel gin_rummy with its observation tensor). Every case plays random legal
@@ -81,32 +84,40 @@ def single_env_python(seconds: float, **_: object) -> dict:
     return single_env(seconds, backend="python")
 
 
-def batched_env(seconds: float, num_envs: int = 4096, **_: object) -> dict:
+def batched_env(seconds: float, num_envs: int = 4096, opponents: object = "random", steps: int = 10) -> dict:
     from thirtyone_env.envs.vector import ThirtyOneVectorEnv
 
-    vec = ThirtyOneVectorEnv(num_envs, 4, "standard", opponents="random")
+    vec = ThirtyOneVectorEnv(num_envs, 4, "standard", opponents=opponents)
     vec.reset(seed=0)
     rng = np.random.default_rng(0)
-    noise = rng.random((64, num_envs, vec.single_action_space.n), dtype=np.float32)
+    # 1 + uniform on the legal actions, 0 elsewhere: the argmax is a uniform legal pick
+    noise = 1 + rng.random((64, num_envs, vec.single_action_space.n), dtype=np.float32)
     k = [0]
 
     def chunk() -> int:
-        for _ in range(10):
+        for _ in range(steps):
             k[0] = (k[0] + 1) % 64
             vec.step((noise[k[0]] * vec.action_masks()).argmax(axis=1))
-        return 10 * num_envs
+        return steps * num_envs
 
     rate, _ = _timed(seconds, chunk)
+    result = {"rate": rate, "unit": "steps/s", "num_envs": num_envs}
     games = vec.games
-    state = sum(a.nbytes for a in (games.g, games.seat_i, games.hands, games.stock, games.pile, games.known))
-    state += sum(a.nbytes for a in (games.disc_seat, games.disc_order, games.rs, games.rew, games.pending))
-    obs = vec.layout.size * 4 + vec.single_action_space.n
-    return {
-        "rate": rate,
-        "unit": "steps/s",
-        "num_envs": num_envs,
-        "bytes_per_env": round(state / num_envs + obs),
-    }
+    if games is not None:  # the kernels' state (none when games fall back to Python envs)
+        state = sum(
+            a.nbytes for a in (games.g, games.seat_i, games.hands, games.stock, games.pile, games.known)
+        )
+        state += sum(
+            a.nbytes for a in (games.disc_seat, games.disc_order, games.rs, games.rew, games.pending)
+        )
+        result["bytes_per_env"] = round(state / num_envs + vec.layout.size * 4 + vec.single_action_space.n)
+    return result
+
+
+def batched_env_expert(seconds: float, num_envs: int = 4096, **_: object) -> dict:
+    from agents.expert import ExpertPlayer
+
+    return batched_env(seconds, num_envs, opponents=[ExpertPlayer()] * 3, steps=1)
 
 
 def harness(seconds: float, **_: object) -> dict:
@@ -150,10 +161,22 @@ def train_single(seconds: float, **_: object) -> dict:
     return _train(seconds, DummyVecEnv([make] * 8))
 
 
-def train_batched(seconds: float, num_envs: int = 64, **_: object) -> dict:
+def train_batched(seconds: float, num_envs: int = 64, opponents: object = "greedy", **_: object) -> dict:
     from thirtyone_env.envs.vector import sb3_vec_env
 
-    return _train(seconds, sb3_vec_env(num_envs, 4, "standard", opponents="greedy"))
+    return _train(seconds, sb3_vec_env(num_envs, 4, "standard", opponents=opponents))
+
+
+def train_batched_expert(seconds: float, num_envs: int = 64, **_: object) -> dict:
+    from agents.expert import ExpertPlayer
+
+    return train_batched(seconds, num_envs, opponents=[ExpertPlayer()] * 3)
+
+
+def train_batched_frozen(seconds: float, num_envs: int = 64, **_: object) -> dict:
+    from agents.ppo import PPOPlayer
+
+    return train_batched(seconds, num_envs, opponents=[PPOPlayer()] * 3)
 
 
 # -- peers ---------------------------------------------------------------------------
@@ -256,9 +279,12 @@ CASES = {
         single_env,
         single_env_python,
         batched_env,
+        batched_env_expert,
         harness,
         train_single,
         train_batched,
+        train_batched_expert,
+        train_batched_frozen,
         blackjack,
         rlcard_gin,
         pettingzoo_gin,

@@ -8,7 +8,8 @@ creates ``.venv-peers`` on first use (RLCard, OpenSpiel, PettingZoo classic; kep
 from the project's venv) and runs the peer cases there. Prints the table, with each
 environment's speed as a multiple of every peer's, and writes
 ``benchmarks/results/<time>.json`` (figures and the machine) and ``<time>.png`` (bars,
-log scale) atomically.
+log scale) atomically. Training against three experts and three frozen networks
+is also given as a share of the run against three greedy players (the ``ratios``).
 """
 
 from __future__ import annotations
@@ -31,10 +32,19 @@ OURS = (
     "single_env",
     "single_env_python",
     "batched_env",
+    "batched_env_expert",
     "harness",
     "train_single",
     "train_batched",
+    "train_batched_expert",
+    "train_batched_frozen",
 )
+#: Training against strong opponents as a share of the same run against greedy ones
+#: (issue 15's targets): name -> (case, the greedy case, target).
+RATIOS = {
+    "expert/greedy training": ("train_batched_expert", "train_batched", 0.40),
+    "frozen/greedy training": ("train_batched_frozen", "train_batched", 0.50),
+}
 PEERS = ("blackjack", "rlcard_gin", "pettingzoo_gin", "openspiel_gin")
 ENV_CASES = (
     "single_env",
@@ -60,9 +70,17 @@ def peers_python() -> Path:
     return py
 
 
+#: Every case runs on one core: numpy's BLAS too (unless the caller says otherwise).
+#: With its default of a thread per core, a frozen network's forward pass in the env
+#: waits on a BLAS thread the learner's process competes with (training against
+#: three frozen networks: 1,460 steps/s against 7,070 with one BLAS thread on 2 busy cores).
+ONE_CORE = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def run_case(python: Path | str, case: str, seconds: float) -> dict:
     cmd = [str(python), str(ROOT / "benchmarks" / "cases.py"), case, "--seconds", str(seconds)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=seconds * 10 + 300)
+    env = {**ONE_CORE, **os.environ}
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=seconds * 10 + 300)
     if out.returncode != 0:
         return {"case": case, "error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -78,18 +96,33 @@ def machine() -> dict:
     }
 
 
+def ratios(results: dict[str, dict]) -> dict[str, float]:
+    """The :data:`RATIOS` whose two cases both ran in this run."""
+    return {
+        name: results[case]["rate"] / results[base]["rate"]
+        for name, (case, base, _) in RATIOS.items()
+        if "rate" in results.get(case, {}) and "rate" in results.get(base, {})
+    }
+
+
 def table(results: dict[str, dict]) -> str:
     peers = [p for p in PEERS if "rate" in results.get(p, {})]
-    head = f"{'case':<16}{'rate':>14}  {'unit':<12}" + "".join(f"{'x ' + p:>18}" for p in peers)
+    head = f"{'case':<22}{'rate':>14}  {'unit':<12}" + "".join(f"{'x ' + p:>18}" for p in peers)
     lines = [head, "-" * len(head)]
     for case, r in results.items():
         if "rate" not in r:
-            lines.append(f"{case:<16}{'-':>14}  {r.get('error', '')}")
+            lines.append(f"{case:<22}{'-':>14}  {r.get('error', '')}")
             continue
-        row = f"{case:<16}{r['rate']:>14,.0f}  {r['unit']:<12}"
+        row = f"{case:<22}{r['rate']:>14,.0f}  {r['unit']:<12}"
         if case in ENV_CASES:
             row += "".join(f"{r['rate'] / results[p]['rate']:>18.2f}" for p in peers)
         lines.append(row)
+    shares = ratios(results)
+    if shares:
+        lines.append("")
+        lines.append(
+            ", ".join(f"{name}: {v:.2f} (target {RATIOS[name][2]:.2f})" for name, v in shares.items())
+        )
     return "\n".join(lines)
 
 
@@ -138,7 +171,7 @@ def main() -> None:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     while (out_dir / f"{stamp}.json").exists():  # two runs in one second keep both
         stamp += "-1"
-    record = {"machine": machine(), "seconds": args.seconds, "results": results}
+    record = {"machine": machine(), "seconds": args.seconds, "results": results, "ratios": ratios(results)}
     path = atomic_write(out_dir / f"{stamp}.json", json.dumps(record, indent=2))
     plot(results, out_dir / f"{stamp}.png")
     print(f"\nresults: {path}\nplot: {out_dir / f'{stamp}.png'}")
