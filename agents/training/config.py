@@ -83,8 +83,9 @@ class TrainConfig:
     n_envs: int = option(8, "games played at once (the vector env's size)")
     vec_env: str = option(
         "auto",
-        "'batched' (compiled, thirtyone_env.envs.vector), 'subproc' (a process per env), 'dummy' "
-        "(in process), or 'auto': batched where the opponents are compiled, else subproc",
+        "'batched' (the compiled vector env: every opponent, self-play snapshots included, asked for "
+        "all its games at once), 'subproc' (a process per env), 'dummy' (in process), or 'auto': "
+        "batched wherever the kernels play the rules (the stock game with lives, flat encoding), else subproc",
         "--vec",
     )
     learning_rate: float = option(3e-4, "PPO's learning rate")
@@ -216,23 +217,17 @@ class TrainConfig:
 
     @property
     def vec(self) -> str:
-        """The vector env this run uses: ``auto`` is ``batched`` when the kernels play
-        every opponent (greedy or random, one name, no self-play, the stock game with
-        lives, flat encoding; as fast per step there and learning the same), else
-        ``subproc``."""
+        """The vector env this run uses: ``auto`` is ``batched`` wherever the kernels
+        play the rules (the stock game with lives) and the learner observes the flat
+        encoding: every opponent plays there, the kernels' own (greedy, random) inside
+        them and the others (expert, Blitz31, frozen networks, self-play snapshots)
+        asked for all their waiting games at once; else ``subproc``."""
         if self.vec_env != "auto":
             return self.vec_env
         from thirtyone_env.envs.vector import batchable
 
-        specs = self.opponent_specs
-        compiled = (
-            self.self_play == 0
-            and len(set(specs)) == 1
-            and specs[0] in ("greedy", "random")
-            and self.obs_encoding == "flat"
-            and batchable(Rules.resolve(self.rules))
-        )
-        return "batched" if compiled else "subproc"
+        batched = self.obs_encoding == "flat" and batchable(Rules.resolve(self.rules))
+        return "batched" if batched else "subproc"
 
     @property
     def opponent_specs(self) -> list[str]:

@@ -17,13 +17,20 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
     with ``opponents_only``, a factory of the opponent seats alone."""
     trainer = os.getpid()  # the process that made the factory handles Ctrl-C
 
+    shared: dict[str, Any] = {}  # one heuristic player per spec and one per snapshot, for every seat
+
     def seats() -> list[Any]:
         from agents.league import LeagueSeat
 
         pool = str(config.run_dir / "pool") if config.self_play > 0 else None
         return [
             LeagueSeat(
-                config.opponent_specs, pool, config.self_play, config.pool_size, config.opponent_deterministic
+                config.opponent_specs,
+                pool,
+                config.self_play,
+                config.pool_size,
+                config.opponent_deterministic,
+                shared=shared,
             )
             for _ in range(config.players - 1)
         ]
@@ -61,9 +68,9 @@ def make_vec(config: TrainConfig) -> Any:
         from thirtyone_env.envs.vector import sb3_vec_env
 
         specs = config.opponent_specs
-        if config.self_play == 0 and all(s in ("greedy", "random") for s in specs) and len(set(specs)) == 1:
+        if config.self_play == 0 and len(set(specs)) == 1 and specs[0] in ("greedy", "random"):
             opponents: Any = specs[0]  # played inside the kernels
-        else:  # other players: one env per game (same API, no speed-up)
+        else:  # each game's league seats; the players they stand for are shared, asked in batches
             opponents = make_env_fn(config, -1, opponents_only=True)
         vec = VecMonitor(
             sb3_vec_env(

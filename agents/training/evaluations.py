@@ -1,6 +1,11 @@
-"""The run's ladder evaluation: the learner against tables of each evaluation opponent
-(the tournament harness, duplicate deals), and ``evaluations.csv``, its rows in the
-order written, from which the best model so far is chosen."""
+"""The run's ladder evaluation: the learner against tables of each evaluation opponent,
+and ``evaluations.csv``, its rows in the order written, from which the best model so
+far is chosen.
+
+Where the kernels play the rules (the stock game with lives) the games run on the
+batched env (:func:`evaluate_batched`: every game's learner decisions in one forward
+pass, the opponents asked for all their waiting games at once); elsewhere on the
+tournament harness (duplicate deals, seats rotated)."""
 
 from __future__ import annotations
 
@@ -31,7 +36,71 @@ EVAL_FIELDS = (
 
 
 def evaluate_policy_file(path: Path, config: TrainConfig, spec: str, games: int, seed: int) -> dict[str, Any]:
-    """The learner (seat-rotated, duplicate deals) against three copies of ``spec``."""
+    """The learner against a table of ``spec`` players: on the batched env where the
+    kernels play the rules, else on the harness (seat-rotated, duplicate deals)."""
+    from thirtyone_env.envs.vector import batchable
+    from thirtyone_env.game.rules import Rules
+
+    if batchable(Rules.resolve(config.rules)):
+        return evaluate_batched(path, config, spec, games, seed)
+    return evaluate_on_harness(path, config, spec, games, seed)
+
+
+#: Games played at once by :func:`evaluate_batched`.
+EVAL_BATCH = 512
+
+
+def evaluate_batched(path: Path, config: TrainConfig, spec: str, games: int, seed: int) -> dict[str, Any]:
+    """``games`` whole games of the learner (deterministic, a random seat each) against
+    ``spec`` players on the batched env, game ``j`` seeded ``seed + j``; each game is
+    counted once, to its end (a game's first episode in its slot), so short games are
+    not favoured. A shared win counts 1/k, as on the harness."""
+    from agents.ppo import PPOPlayer
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+    from thirtyone_env.game.rules import Rules
+    from thirtyone_env.harness.evaluation import ratio_ci
+
+    learner = PPOPlayer(str(path))
+    opponent = agents.from_spec(spec)
+    rules = Rules.resolve(config.rules)
+    won, lost, rounds, opp_lost, opp_rounds = [], [], [], [], []
+    for first in range(0, games, EVAL_BATCH):
+        size = min(EVAL_BATCH, games - first)
+        vec = ThirtyOneVectorEnv(
+            size, config.players, rules, [opponent] * (config.players - 1), seat="random"
+        )
+        obs, info = vec.reset(seed=seed + first)
+        open_ = np.ones(size, dtype=bool)
+        while open_.any():
+            obs, _, done, _, info = vec.step(learner.act_batch(obs, info["action_mask"]))
+            for i in np.flatnonzero(done & open_).tolist():
+                open_[i] = False
+                end = info["final_info"][i]
+                me, lives, active = end["seat"], end["lives"], end["active"]
+                best = max((x for x, a in zip(lives, active, strict=True) if a), default=-1)
+                winners = [p for p in range(config.players) if active[p] and lives[p] == best]
+                won.append(1.0 / len(winners) if active[me] and me in winners else 0.0)
+                lost.append(end["lives_lost"][me])
+                rounds.append(end["rounds_played"][me])
+                opp_lost.append(sum(end["lives_lost"][p] for p in range(config.players) if p != me))
+                opp_rounds.append(sum(end["rounds_played"][p] for p in range(config.players) if p != me))
+    win = ratio_ci(np.array(won), np.ones(len(won)))
+    lives_ci = ratio_ci(np.array(lost), np.array(rounds))
+    return {
+        "opponent": spec,
+        "games": len(won),
+        "win_rate": win[0],
+        "win_low": win[1],
+        "win_high": win[2],
+        "lives_lost_per_round": lives_ci[0],
+        "lives_low": lives_ci[1],
+        "lives_high": lives_ci[2],
+        "opponent_lives_lost_per_round": float(np.sum(opp_lost) / max(1, np.sum(opp_rounds))),
+    }
+
+
+def evaluate_on_harness(path: Path, config: TrainConfig, spec: str, games: int, seed: int) -> dict[str, Any]:
+    """The learner (seat-rotated, duplicate deals) against copies of ``spec``."""
     from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament, summarize
 
     players = (f"ppo:path={path}",) + (spec,) * (config.players - 1)

@@ -64,8 +64,8 @@ G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
 G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME, G_RESET = range(8, 16)
 NUM_G = 16
 # per seat
-S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS, S_ROUNDS = range(8)
-NUM_S = 8
+S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS, S_ROUNDS, S_LOST = range(9)
+NUM_S = 9
 #: The envs' reward of a settled round (``rewards.settled_reward``), compiled.
 reward_of = njit(cache=True, inline="always")(settled_reward)
 
@@ -134,6 +134,7 @@ def settle(g, seat_i, hands, R, i, n, t):
         outcome = ELIMINATED
     for p in range(n):
         seat_i[i, p, S_LOSS] += seat_i[i, p, S_CHARGE]
+        seat_i[i, p, S_LOST] += seat_i[i, p, S_CHARGE]
     g[i, G_DRAWN] = -1
     g[i, G_TOOK] = -1
     remaining = 0
@@ -521,6 +522,7 @@ def start_game(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, r
         seat_i[i, p, S_LIVES] = R[R_LIVES]
         seat_i[i, p, S_ACTIVE] = 1
         seat_i[i, p, S_ROUNDS] = 0
+        seat_i[i, p, S_LOST] = 0
     g[i, G_ROUND] = 0
     g[i, G_SEAT] = seat
     g[i, G_PHASE] = ROUND_OVER

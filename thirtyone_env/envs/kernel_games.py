@@ -105,8 +105,8 @@ def kernel_opponents(opponents: Any, k: int) -> list[tuple[int, float]] | None:
 
 def player_name(player: Any) -> str:
     """How errors name an external player: its class and, for a model, its file."""
-    path = getattr(player, "path", None)
-    return f"{type(player).__name__}({path})" if path is not None else type(player).__name__
+    name = getattr(player, "path", None) or getattr(player, "name", None)
+    return f"{type(player).__name__}({name})" if isinstance(name, str) else type(player).__name__
 
 
 class KernelGames:
@@ -340,7 +340,8 @@ class KernelGames:
     def summary(self, i: int) -> dict[str, Any]:
         """Where game ``i`` stands, as a finished game's info gives it: the agent's
         ``seat``, the ``round``, every seat's ``lives`` and ``active`` flag, and the
-        rounds each seat was dealt in (``rounds_played``; all public at the table)."""
+        rounds each seat was dealt in (``rounds_played``) and the lives each was charged
+        in them (``lives_lost``, a free ride's last loss too; all public at the table)."""
         seats = self.seat_i[i]
         return {
             "seat": int(self.g[i, K.G_SEAT]),
@@ -348,6 +349,7 @@ class KernelGames:
             "lives": tuple(seats[:, K.S_LIVES].tolist()),
             "active": tuple(bool(x) for x in seats[:, K.S_ACTIVE]),
             "rounds_played": tuple(seats[:, K.S_ROUNDS].tolist()),
+            "lives_lost": tuple(seats[:, K.S_LOST].tolist()),
         }
 
     # -- external seats -------------------------------------------------------------
