@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from train_helpers import ROOT, TINY, WARM
+from train_helpers import ROOT, TINY, WARM, run_train
 
 import agents
 from agents.league import LeagueSeat, SnapshotPlayer
@@ -21,16 +21,6 @@ from agents.ppo import NumpyPolicy, PPOPlayer, load_policy
 from agents.training import collection
 from agents.training.config import TrainConfig
 from thirtyone_env import ThirtyOneEnv
-
-
-def run_train(*args, timeout=300):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "train.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,8 @@
 (seconds on one core: two in-process envs, small rollouts and network, evaluations
 and checkpoints at 256 and 512 steps) and of a tiny imitation warm start."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -13,3 +15,14 @@ TINY = [
     "--eval-opponents", "greedy", "--no-progress",
 ]  # fmt: skip
 WARM = ["--imitate", "greedy", "--imitate-decisions", "300", "--imitate-epochs", "1"]
+
+
+def run_train(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``train.py`` with ``args`` from the repository root, its output captured."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
