@@ -219,3 +219,56 @@ def test_delegating_seats_play_the_single_env_games_and_batch_their_shared_playe
     for _ in range(30):
         vec.step(vec.action_masks().argmax(axis=1))
     assert shared.rows / shared.calls > 4  # many games' seats in one call
+
+
+class Recorder(GreedyPolicy):
+    """Greedy that keeps every view it is shown (one game at a time or batched)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def act(self, observation, action_mask):
+        self.seen.append((observation, action_mask.tolist()))
+        return super().act(observation, action_mask)
+
+
+class BatchRecorder(Recorder):
+    def act_batch(self, observations, masks):
+        return np.array([self.act(observations.view(k), masks[k]) for k in range(len(masks))])
+
+
+@pytest.mark.parametrize(("rules", "n"), [("standard", 4), ("pagat", 3), ("dutch", 6)])
+def test_the_kernels_show_an_external_seat_exactly_the_engines_view(rules, n):
+    """Every view (and mask) the kernels build for a seat equals the Python engine's
+    PlayerView of that seat at that moment: own hand, public cards, discards, known
+    cards, lives; nothing hidden, nothing missing."""
+    games = 4
+    made = []
+
+    def make():
+        made.append([BatchRecorder() for _ in range(n - 1)])
+        return made[-1]
+
+    _play_both(n, rules, make, games=games, steps=150)
+    # made[:games] sat in the vector env, made[games:] in the single envs, game for game
+    for vec_players, env_players in zip(made[:games], made[games:], strict=True):
+        for a, b in zip(vec_players, env_players, strict=True):
+            assert len(a.seen) == len(b.seen) > 20
+            assert a.seen == b.seen
+
+
+@pytest.mark.parametrize(("rules", "n"), [("standard", 4), ("blitz31", 4), ("cut_throat", 3), ("dutch", 5)])
+def test_batched_expert_blitz31_and_network_seats_play_the_single_env_games(rules, n):
+    """The batched players at external seats (one object for every game) play what
+    their act plays in the single env: the same games, step for step."""
+    from agents.blitz31 import Blitz31Player
+    from agents.expert import ExpertPlayer
+
+    players = [ExpertPlayer(), Blitz31Player(), ExpertPlayer(horizon=2)][: n - 1]
+    players += [ExpertPlayer()] * (n - 1 - len(players))
+    if (rules, n) == ("standard", 4):
+        from agents.ppo import PPOPlayer
+
+        players[2] = PPOPlayer()  # the shipped agent is for 4 players, standard rules
+    assert _play_both(n, rules, lambda: players, games=6, steps=300) > 5
