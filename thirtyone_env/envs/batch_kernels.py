@@ -814,49 +814,17 @@ def encode_row(g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck,
 
 
 @njit(cache=True)
-def encode(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, t, deck, off, scale, obs, rows):
-    """The agent's flat observation in games ``rows``, into ``obs[i]``."""
-    for i in rows:
-        encode_row(
-            g,
-            seat_i,
-            hands,
-            pile,
-            known,
-            disc_seat,
-            disc_order,
-            R,
-            t,
-            deck,
-            off,
-            scale,
-            i,
-            g[i, G_SEAT],
-            obs[i],
-        )
-
-
-@njit(cache=True)
-def encode_seats(g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, rows, out):
-    """The flat observation of the seat to act in games ``rows``, into ``out[k]``."""
+def encode(
+    g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, rows, col, out, compact
+):
+    """The flat observations of the seat in column ``col`` of ``g`` (``G_SEAT``: the
+    agent; ``G_CUR``: the seat to act) in games ``rows``, into ``out[k]`` (``compact``)
+    or ``out[rows[k]]``."""
     for k in range(len(rows)):
         i = rows[k]
+        o = out[k] if compact else out[i]
         encode_row(
-            g,
-            seat_i,
-            hands,
-            pile,
-            known,
-            disc_seat,
-            disc_order,
-            R,
-            t,
-            deck,
-            off,
-            scale,
-            i,
-            g[i, G_CUR],
-            out[k],
+            g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, i, g[i, col], o
         )
 
 
@@ -932,22 +900,9 @@ def step_encode(
         done,
     )
     encode(
-        g,
-        seat_i,
-        hands,
-        stock,
-        pile,
-        known,
-        disc_seat,
-        disc_order,
-        R,
-        t,
-        deck,
-        off,
-        scale,
-        obs,
-        np.arange(g.shape[0]),
-    )
+        g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, np.arange(g.shape[0]), G_SEAT,
+        obs, False,
+    )  # fmt: skip
     masks(g, seat_i, hands, R, mask_out)
 
 

@@ -315,9 +315,15 @@ class KernelGames:
         self.play_external_seats()
 
     def encode(self, rows: np.ndarray, out: np.ndarray) -> None:
+        """The agent's observations in games ``rows``, into ``out[rows[k]]``."""
+        self._encode(rows, K.G_SEAT, out, False)
+
+    def _encode(self, rows: np.ndarray, col: int, out: np.ndarray, compact: bool) -> None:
+        """The flat observations of the seat in ``g``'s column ``col`` (the agent's or
+        the seat to act's) in games ``rows``, into ``out[k]`` or (not ``compact``) ``out[rows[k]]``."""
         K.encode(
-            self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_seat,
-            self.disc_order, self.R, self.values, self.deck, self.offsets, self.scale, out, rows,
+            self.g, self.seat_i, self.hands, self.pile, self.known, self.disc_seat, self.disc_order, self.R,
+            self.values, self.deck, self.offsets, self.scale, rows, col, out, compact,
         )  # fmt: skip
 
     def update_masks(self) -> None:
@@ -385,10 +391,7 @@ class KernelGames:
             obs: Any = batch_rows(self.ext_views, start, stop)
         else:
             obs = self.ext_obs[start:stop]
-            K.encode_seats(
-                self.g, self.seat_i, self.hands, self.pile, self.known, self.disc_seat, self.disc_order,
-                self.R, self.values, self.deck, self.offsets, self.scale, rows, obs,
-            )  # fmt: skip
+            self._encode(rows, K.G_CUR, obs, True)
         if self.batched[u] and encoding != "dict":
             actions = self._check_batch(u, player.act_batch(obs, masks), rows, masks)
         else:
