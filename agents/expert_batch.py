@@ -424,6 +424,17 @@ def _last_draw(k, hand, top, masks, unseen, lose, vbin, allow_return):
     return best_action
 
 
+@njit(cache=True, inline="always")
+def _beats(k0, k1, k2, b0, b1, b2):
+    """Whether key ``(k0, k1, k2)`` is larger than ``(b0, b1, b2)``, field by field
+    (Python's tuple comparison, which the players' ``max`` over keys uses)."""
+    if k0 != b0:
+        return k0 > b0
+    if k1 != b1:
+        return k1 > b1
+    return k2 > b2
+
+
 @njit(cache=True)
 def _last_discard(k, hand, masks, seat, nxt, known, lose, vbin, value, feed_weight, cards):
     """``ExpertPlayer._last_discard`` for row ``k``: the largest key
@@ -443,13 +454,7 @@ def _last_discard(k, hand, masks, seat, nxt, known, lose, vbin, value, feed_weig
         k0 = -lose[vbin[idx]]
         k1 = -_feed_penalty(card, nxt, seat, known[k], feed_weight)
         k2 = value[idx]
-        if k0 != b0:
-            better = k0 > b0
-        elif k1 != b1:
-            better = k1 > b1
-        else:
-            better = k2 > b2
-        if not have or better:
+        if not have or _beats(k0, k1, k2, b0, b1, b2):
             have = True
             b0 = k0
             b1 = k1
@@ -569,8 +574,8 @@ def _blitz31_discard(k, hand, masks, values, cards):
     _sorted4(hand, k, cards)
     have = False
     b0 = 0.0
-    b1 = False
-    b2 = 0
+    b1 = 0.0
+    b2 = 0.0
     best_action = -1
     for i in range(4):
         c = cards[i]
@@ -578,15 +583,9 @@ def _blitz31_discard(k, hand, masks, values, cards):
         if not masks[k, action]:
             continue
         k0 = values[_kept(hand, k, c)]
-        k1 = c // 13 != master
-        k2 = -CARD_POINTS[c]
-        if k0 != b0:
-            better = k0 > b0
-        elif k1 != b1:
-            better = k1 and not b1
-        else:
-            better = k2 > b2
-        if not have or better:
+        k1 = 1.0 if c // 13 != master else 0.0
+        k2 = -float(CARD_POINTS[c])
+        if not have or _beats(k0, k1, k2, b0, b1, b2):
             have = True
             b0 = k0
             b1 = k1
