@@ -1,9 +1,11 @@
 """The SB3 callback of a run: checkpoints, self-play snapshots, the ladder evaluations
-(``evaluations.csv``, ``best_model.zip``), the time limit and the progress bar. It
+(``evaluations.csv``, ``best_model.zip``), the league's results and ratings
+(``league.json``), the KL anchor's weight, the time limit and the progress bar. It
 imports stable-baselines3: import it once training starts."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -13,14 +15,20 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import NumpyPolicy
 from agents.training.config import TrainConfig
+from agents.training.envs import league_seats
 from agents.training.evaluations import (
     best_evaluation,
     evaluate_policy_file,
+    places,
     read_evaluations,
+    win_share,
     write_evaluations,
 )
 from agents.training.models import save_model
-from thirtyone_env.harness.files import make_dir
+from thirtyone_env.harness.files import atomic_write, make_dir
+
+#: The league's members, ratings and the learner's score against each, in the run folder.
+LEAGUE_FILE = "league.json"
 
 
 class RunCallback(BaseCallback):
@@ -35,6 +43,8 @@ class RunCallback(BaseCallback):
         self.started = time.perf_counter()
         self.evaluated = -1
         self.marks: dict[str, int] = {}
+        self.seats: list[list[Any]] | None = None  # each game's league seats (a --league run)
+        self.league: Any = None
         self.evals = read_evaluations(self.run_dir)
         # the score to beat: that of the evaluation whose model best_model.zip holds
         has_best = (self.run_dir / "best_model.zip").exists()
@@ -49,6 +59,9 @@ class RunCallback(BaseCallback):
     def _on_training_start(self) -> None:
         config = self.config
         self.started = time.perf_counter()
+        self.seats = league_seats(self.training_env) if config.league else None
+        self.league = self.seats[0][0].league if self.seats else None
+        self._on_rollout_end()  # the anchor's weight from the first update on
         for key, every in (("ckpt", config.checkpoint_every), ("snap", config.snapshot_every)):
             self.marks[key] = self.num_timesteps // every
         if config.eval_every:
@@ -75,6 +88,58 @@ class RunCallback(BaseCallback):
         NumpyPolicy.from_sb3(self.model.policy).save(pool / f"snap_{self.num_timesteps:012d}.npz")
         for old in sorted(pool.glob("snap_*.npz"))[: -self.config.pool_size]:
             old.unlink()
+        if self.league is not None:
+            self.league.refresh()
+
+    # -- the league -----------------------------------------------------------------
+
+    def _record_games(self) -> None:
+        """Tell the league how the finished games went: the learner's score against the
+        members at its table (for PFSP) and every seat's place (for OpenSkill)."""
+        seats = self.seats
+        n = self.config.players
+        for i in np.flatnonzero(self.locals["dones"]).tolist():
+            end = self.locals["infos"][i]
+            if "seat" not in end:  # an illegal action ended it: no result to rate
+                continue
+            me = end["seat"]
+            labels: list[str | None] = [None] * n
+            for j, seat in enumerate(seats[i]):
+                labels[(me + 1 + j) % n] = seat.previous  # the member of the game that ended
+            self.league.record([x for x in labels if x is not None], win_share(end))
+            self.league.rate(labels, places(end))
+
+    def write_league(self) -> None:
+        """``league.json`` (every member's rating and the learner's score against it),
+        written atomically, and the ratings in TensorBoard."""
+        rows = self.league.table()
+        atomic_write(
+            self.run_dir / LEAGUE_FILE,
+            json.dumps({"timesteps": self.num_timesteps, "members": rows}, indent=1),
+        )
+        for row in rows:
+            if row["ordinal"] is not None:
+                self.logger.record(f"league/{row['label']}_ordinal", row["ordinal"])
+            if row["learner_win_share"] is not None:
+                self.logger.record(f"league/{row['label']}_learner_win_share", row["learner_win_share"])
+
+    # -- the KL anchor ----------------------------------------------------------------
+
+    def kl_weight(self) -> float:
+        """``--kl-coef`` now: halved every ``--kl-half-life`` steps (0: constant)."""
+        config = self.config
+        if config.kl_half_life == 0:
+            return config.kl_coef
+        return config.kl_coef * 0.5 ** (self.num_timesteps / config.kl_half_life)
+
+    def _on_rollout_end(self) -> None:
+        policy = self.model.policy
+        if getattr(policy, "anchored", False):
+            weight = self.kl_weight()
+            policy.entropy_scale = weight / self.model.ent_coef
+            self.logger.record("train/anchor_kl_coef", weight)
+            if np.isfinite(policy.last_kl):
+                self.logger.record("train/anchor_kl", policy.last_kl)
 
     def checkpoint(self) -> Path:
         """Save the model as ``checkpoints/ckpt_<steps>.zip``; its path."""
@@ -89,6 +154,8 @@ class RunCallback(BaseCallback):
         self.evaluated = self.num_timesteps
         path = self.run_dir / "eval_policy.npz"
         NumpyPolicy.from_sb3(self.model.policy).save(path)
+        if self.league is not None:
+            self.write_league()
         rows = []
         for k, spec in enumerate(config.eval_specs):
             row = evaluate_policy_file(path, config, spec, config.eval_games, config.seeds.evaluation(k))
@@ -120,6 +187,8 @@ class RunCallback(BaseCallback):
         config = self.config
         if self.bar is not None:
             self.bar.update(self.training_env.num_envs)
+        if self.league is not None and self.locals["dones"].any():
+            self._record_games()
         if config.self_play > 0 and self._due("snap", config.snapshot_every):
             self.snapshot()
         if self._due("ckpt", config.checkpoint_every):
@@ -134,3 +203,5 @@ class RunCallback(BaseCallback):
     def _on_training_end(self) -> None:
         if self.bar is not None:
             self.bar.close()
+        if self.league is not None:
+            self.write_league()

@@ -56,6 +56,24 @@ class TrainConfig:
     snapshot_every: int = option(100_000, "steps between self-play snapshots")
     pool_size: int = option(5, "snapshots in the self-play pool (newest kept)")
     opponent_deterministic: bool = option(True, "frozen snapshots play their argmax (else sample)")
+    league: bool = option(
+        False,
+        "draw each game's opponents from a league: the --opponents players, a population of "
+        "randomised heuristics (--league-population) and the learner's snapshots (--self-play), "
+        "by prioritised fictitious self-play (--pfsp-power); rated with OpenSkill in league.json",
+    )
+    league_population: int = option(16, "randomised heuristic players in the league (training ranges)")
+    pfsp_power: float = option(
+        2.0, "league draws weigh each member (1 - learner's win share against it) ** this (0: uniform)"
+    )
+    kl_coef: float = option(
+        0.0,
+        "weight of the KL divergence from the warm-start policy in PPO's loss (keeps long RL from "
+        "drifting away from the imitation; 0: none; needs --imitate and ent_coef > 0)",
+    )
+    kl_half_life: int = option(0, "steps over which --kl-coef halves (0: constant)")
+    gauntlet_every: int = option(0, "steps between learning-curve gauntlets (0: never)")
+    gauntlet_games: int = option(100, "games per table of the learning-curve gauntlet")
     imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
     imitate_decisions: int = option(200_000, "teacher decisions recorded for the imitation warm start")
     imitate_epochs: int = option(4, "passes over them")
@@ -140,6 +158,16 @@ class TrainConfig:
             raise ValueError(
                 "the batched env (--vec batched) observes the flat encoding: use --obs-encoding flat"
             )
+        if self.league and self.vec != "batched":
+            raise ValueError(
+                "--league plays on the batched env (the stock game with lives, flat encoding, --vec auto or batched)"
+            )
+        if self.kl_coef < 0 or self.kl_half_life < 0 or self.league_population < 0 or self.pfsp_power < 0:
+            raise ValueError("kl_coef, kl_half_life, league_population and pfsp_power must be 0 or more")
+        if self.kl_coef > 0 and not (self.imitate and self.ent_coef > 0):
+            raise ValueError("--kl-coef anchors PPO to the warm start: it needs --imitate and ent_coef > 0")
+        if self.gauntlet_every < 0 or self.gauntlet_games < 1:
+            raise ValueError("gauntlet_every must be 0 or more and gauntlet_games at least 1")
         if self.self_play > 0 and self.obs_encoding != "flat":
             raise ValueError("self-play snapshots play the flat encoding: use --obs-encoding flat")
         for name in (

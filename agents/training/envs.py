@@ -17,23 +17,14 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
     with ``opponents_only``, a factory of the opponent seats alone."""
     trainer = os.getpid()  # the process that made the factory handles Ctrl-C
 
-    shared: dict[str, Any] = {}  # one heuristic player per spec and one per snapshot, for every seat
+    made: list[Any] = []  # this process's league, made on first use (in the env worker)
 
     def seats() -> list[Any]:
         from agents.league import LeagueSeat
 
-        pool = str(config.run_dir / "pool") if config.self_play > 0 else None
-        return [
-            LeagueSeat(
-                config.opponent_specs,
-                pool,
-                config.self_play,
-                config.pool_size,
-                config.opponent_deterministic,
-                shared=shared,
-            )
-            for _ in range(config.players - 1)
-        ]
+        if not made:
+            made.append(make_league(config))
+        return [LeagueSeat(league=made[0]) for _ in range(config.players - 1)]
 
     if opponents_only:
         return seats
@@ -60,6 +51,36 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
     return build
 
 
+def make_league(config: TrainConfig) -> Any:
+    """The run's league: the ``--opponents`` players, with ``--league`` the population
+    of randomised heuristics and PFSP draws, and the snapshot pool with ``--self-play``."""
+    from agents.league import League
+
+    population: list[tuple[str, Any]] = []
+    if config.league and config.league_population:
+        from agents.populations import TRAIN_RANGES, PopulationPlayer, draw_members
+
+        members = draw_members(TRAIN_RANGES, config.league_population, config.seeds.population)
+        population = [(f"pop{k}", PopulationPlayer(m)) for k, m in enumerate(members)]
+    return League(
+        config.opponent_specs,
+        str(config.run_dir / "pool") if config.self_play > 0 else None,
+        config.self_play,
+        config.pool_size,
+        config.opponent_deterministic,
+        population=population,
+        pfsp_power=config.pfsp_power if config.league else 0.0,
+    )
+
+
+def league_seats(vec: Any) -> list[list[Any]] | None:
+    """Each game's opponent seats of a batched run's vector env (``None`` for other
+    vector envs: their seats live in the env workers)."""
+    inner = getattr(getattr(vec, "venv", None), "venv", None)  # VecMonitor -> SB3 wrapper -> ours
+    games = getattr(inner, "games", None)
+    return games.players if games is not None else None
+
+
 def make_vec(config: TrainConfig) -> Any:
     """The run's vector env of ``config.n_envs`` games, seeded (slot ``i``: ``envs + i``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
@@ -68,7 +89,12 @@ def make_vec(config: TrainConfig) -> Any:
         from thirtyone_env.envs.vector import sb3_vec_env
 
         specs = config.opponent_specs
-        if config.self_play == 0 and len(set(specs)) == 1 and specs[0] in ("greedy", "random"):
+        if (
+            not config.league
+            and config.self_play == 0
+            and len(set(specs)) == 1
+            and specs[0] in ("greedy", "random")
+        ):
             opponents: Any = specs[0]  # played inside the kernels
         else:  # each game's league seats; the players they stand for are shared, asked in batches
             opponents = make_env_fn(config, -1, opponents_only=True)

@@ -76,10 +76,8 @@ def evaluate_batched(path: Path, config: TrainConfig, spec: str, games: int, see
             for i in np.flatnonzero(done & open_).tolist():
                 open_[i] = False
                 end = info["final_info"][i]
-                me, lives, active = end["seat"], end["lives"], end["active"]
-                best = max((x for x, a in zip(lives, active, strict=True) if a), default=-1)
-                winners = [p for p in range(config.players) if active[p] and lives[p] == best]
-                won.append(1.0 / len(winners) if active[me] and me in winners else 0.0)
+                me = end["seat"]
+                won.append(win_share(end))
                 lost.append(end["lives_lost"][me])
                 rounds.append(end["rounds_played"][me])
                 opp_lost.append(sum(end["lives_lost"][p] for p in range(config.players) if p != me))
@@ -97,6 +95,23 @@ def evaluate_batched(path: Path, config: TrainConfig, spec: str, games: int, see
         "lives_high": lives_ci[2],
         "opponent_lives_lost_per_round": float(np.sum(opp_lost) / max(1, np.sum(opp_rounds))),
     }
+
+
+def places(end: dict[str, Any]) -> list[int]:
+    """Each seat's place when a batched game ended (its ``final_info``): 0 for the
+    seats still in with the most lives, then by (still in, lives); ties share."""
+    key = [(bool(a), x) for a, x in zip(end["active"], end["lives"], strict=True)]
+    return [sum(other > mine for other in key) for mine in key]
+
+
+def win_share(end: dict[str, Any]) -> float:
+    """The agent's share of the win in a finished batched game: 1, 1/k for a win
+    shared by k seats (as the harness counts it), 0 when it was out or behind."""
+    me = end["seat"]
+    if not end["active"][me]:
+        return 0.0
+    order = places(end)
+    return 1.0 / order.count(0) if order[me] == 0 else 0.0
 
 
 def evaluate_on_harness(path: Path, config: TrainConfig, spec: str, games: int, seed: int) -> dict[str, Any]:

@@ -41,8 +41,13 @@ def build_model(config: TrainConfig, env: Any) -> Any:
     from sb3_contrib import MaskablePPO
 
     sizes = config.hidden_sizes
+    policy: Any = "MlpPolicy" if config.obs_encoding == "flat" else "MultiInputPolicy"
+    if config.kl_coef > 0:  # PPO with a KL penalty toward the warm start (agents.training.anchor)
+        from agents.training.anchor import AnchoredPolicy
+
+        policy = AnchoredPolicy
     return MaskablePPO(
-        "MlpPolicy" if config.obs_encoding == "flat" else "MultiInputPolicy",
+        policy,
         env,
         learning_rate=config.learning_rate,
         n_steps=config.n_steps,

@@ -42,6 +42,23 @@ def check_players(config: TrainConfig) -> None:
             check(config.players, rules)
 
 
+def anchor_to_warm_start(model: Any, config: TrainConfig, fresh: bool) -> None:
+    """Anchor PPO to the warm-start policy (``--kl-coef``): a fresh run keeps it as
+    ``anchor_policy.npz`` in the run folder, a resumed one reads it back from there."""
+    from agents.ppo import NumpyPolicy, load_policy
+    from agents.training.anchor import ANCHOR
+
+    path = config.run_dir / ANCHOR
+    if fresh:
+        anchor = NumpyPolicy.from_sb3(model.policy)
+        anchor.save(path)
+    elif not path.exists():
+        raise ValueError(f"{path} is missing: a run with --kl-coef resumes with the anchor it saved")
+    else:
+        anchor = load_policy(path)
+    model.policy.set_anchor(anchor)
+
+
 def check_can_go_on(config: TrainConfig, steps: int) -> None:
     """``ValueError`` when a run at ``steps`` has nothing left to train."""
     if steps >= config.total_timesteps:
@@ -111,6 +128,8 @@ def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) ->
         set_aside_after(run_dir, start if ckpt else -1)
         if config.imitate and ckpt is None:
             warm_start(model, config, progress, demos)
+        if config.kl_coef > 0:
+            anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
         callback = RunCallback(config, progress)
         t0 = time.perf_counter()

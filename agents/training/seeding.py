@@ -17,7 +17,11 @@ one changes what a seed trains, so they stay as they are.
 - the periodic evaluation (``evaluation``): the table against the ``k``-th evaluation
   opponent is a tournament seeded ``seed + 1000 + k`` (its deals derive from that seed
   through the harness's own ``SeedSequence`` scheme), the same tables at every
-  evaluation, so the curve compares the learner with itself on the same deals.
+  evaluation, so the curve compares the learner with itself on the same deals;
+- the league's population (``population``): the members of ``--league-population`` are
+  drawn from the training ranges with seed ``seed + 2000``;
+- the learning-curve gauntlet (``gauntlet``): seeded ``seed + 3000`` at every point of
+  the curve (the same deals each time).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import numpy as np
 
 #: Where the evaluation tables' seeds start above the run's seed.
 EVALUATION_OFFSET = 1000
+#: The league population's and the learning-curve gauntlet's seeds above the run's seed.
+POPULATION_OFFSET, GAUNTLET_OFFSET = 2000, 3000
 
 
 @dataclass(frozen=True)
@@ -53,3 +59,13 @@ class RunSeeds:
     def evaluation(self, table: int) -> int:
         """The tournament seed of the ``table``-th evaluation opponent."""
         return self.seed + EVALUATION_OFFSET + table
+
+    @property
+    def population(self) -> int:
+        """The seed the league's population members are drawn with."""
+        return self.seed + POPULATION_OFFSET
+
+    @property
+    def gauntlet(self) -> int:
+        """The learning-curve gauntlet's seed (the same deals at every point)."""
+        return self.seed + GAUNTLET_OFFSET

@@ -1,0 +1,112 @@
+"""The training league: PFSP draws, OpenSkill ratings, league.json; the KL anchor."""
+
+import json
+
+import numpy as np
+import pytest
+import torch as th
+from train_helpers import TINY, run_train
+
+from agents.league import LEARNER, League, LeagueSeat
+from agents.ppo import NumpyPolicy
+from agents.training.config import TrainConfig
+
+
+def test_pfsp_draws_the_members_the_learner_beats_less_more_often():
+    league = League(["greedy", "expert", "blitz31"], pfsp_power=2.0)
+    for _ in range(200):
+        league.record(["greedy"], 0.6)  # beaten often
+        league.record(["expert"], 0.05)  # rarely beaten
+        league.record(["blitz31"], 0.3)
+    rng = np.random.default_rng(0)
+    counts = {"greedy": 0, "expert": 0, "blitz31": 0}
+    for _ in range(6000):
+        counts[league.draw(rng)[0]] += 1
+    assert counts["expert"] > counts["blitz31"] > counts["greedy"] > 0
+    expected = {k: league.weight(k) for k in counts}
+    total = sum(expected.values())
+    for k in counts:  # the draw follows the weights
+        assert abs(counts[k] / 6000 - expected[k] / total) < 0.03
+    # the same generator, the same draws
+    a = [league.draw(np.random.default_rng(5))[0] for _ in range(3)]
+    b = [league.draw(np.random.default_rng(5))[0] for _ in range(3)]
+    assert a == b
+
+
+def test_without_pfsp_a_seat_draws_uniformly_and_remembers_the_last_member():
+    league = League(["greedy", "random"])
+    seat = LeagueSeat(league=league)
+    rng = np.random.default_rng(1)
+    seen = []
+    for _ in range(400):
+        seat.reset(rng)
+        seen.append(seat.label)
+        assert seat.delegate() is seat.current
+    assert abs(seen.count("greedy") - 200) < 45
+    seat.reset(rng)
+    assert seat.previous == seen[-1]
+
+
+def test_ratings_follow_the_places():
+    league = League(["greedy", "expert", "blitz31"])
+    for _ in range(30):  # the expert always first, then the learner, blitz31, greedy
+        league.rate([None, "greedy", "expert", "blitz31"], [1, 3, 0, 2])
+    order = [row["label"] for row in league.table()]
+    assert order == ["expert", LEARNER, "blitz31", "greedy"]
+    league.rate(["expert", "expert", None, "greedy"], [0, 1, 2, 3])  # one member in two seats: rated once
+
+
+def test_a_league_run_writes_its_ratings_and_scores(tmp_path):
+    args = list(TINY)
+    args[args.index("--vec-env") + 1] = "auto"
+    done = run_train(
+        "--run-name", "lg", "--runs-dir", str(tmp_path), *args, "--n-envs", "16", "--league",
+        "--league-population", "2", "--opponents", "greedy,expert", "--self-play", "0.3", "--snapshot-every", "128",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    members = json.loads((tmp_path / "lg" / "league.json").read_text())["members"]
+    kinds = {m["kind"] for m in members}
+    assert {"builtin", "population", "learner"} <= kinds
+    assert all(m["games"] > 0 for m in members if m["kind"] != "learner")
+    assert "league/learner_ordinal" in (tmp_path / "lg" / "logs" / "progress.csv").read_text()
+
+
+def test_league_and_anchor_options_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="--league plays on the batched env"):
+        TrainConfig(runs_dir=str(tmp_path), league=True, rules="switch")
+    with pytest.raises(ValueError, match="needs --imitate and ent_coef > 0"):
+        TrainConfig(runs_dir=str(tmp_path), kl_coef=0.1)
+    with pytest.raises(ValueError, match="needs --imitate and ent_coef > 0"):
+        TrainConfig(runs_dir=str(tmp_path), kl_coef=0.1, imitate="expert", ent_coef=0.0)
+
+
+def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
+    from sb3_contrib import MaskablePPO
+
+    from thirtyone_env.envs.vector import sb3_vec_env
+
+    env = sb3_vec_env(8, 4, "standard", opponents="greedy")
+    from agents.training.anchor import AnchoredPolicy
+
+    model = MaskablePPO(
+        AnchoredPolicy, env, n_steps=16, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0
+    )
+    policy = model.policy
+    env.seed(0)
+    obs = th.as_tensor(env.reset())
+    masks = th.as_tensor(env.action_masks())
+    actions = th.as_tensor(masks.float().argmax(dim=1))
+    policy.set_anchor(NumpyPolicy.from_sb3(policy))
+    policy.entropy_scale = 2.0
+    _, _, same = policy.evaluate_actions(obs, actions, masks)
+    policy.entropy_scale = 0.0
+    _, _, plain = policy.evaluate_actions(obs, actions, masks)
+    assert th.allclose(same, plain, atol=1e-5)  # the anchor is the policy: no KL
+    with th.no_grad():
+        for p in policy.action_net.parameters():
+            p.add_(0.3 * th.randn_like(p))
+    _, _, plain = policy.evaluate_actions(obs, actions, masks)
+    policy.entropy_scale = 2.0
+    _, _, anchored = policy.evaluate_actions(obs, actions, masks)
+    kl = (plain - anchored) / 2.0
+    assert (kl > 0).all() and abs(float(kl.mean().detach()) - policy.last_kl) < 1e-5
