@@ -12,7 +12,8 @@ that use randomness, ``reset(rng)`` to receive the generator of the game.
 | blitz31   | the Blitz31 Windows game's computer player (master suit)           |
 | expert    | expected-value draws, knock by estimated survival chance           |
 | search    | determinized Monte Carlo search over the fast engine               |
-| ppo       | a MaskablePPO policy from ``train.py`` (default: the shipped one)  |
+| ppo       | a MaskablePPO policy from ``train.py`` (default: the zoo's model   |
+|           | for the table, :mod:`agents.ppo`)                                 |
 
 Command-line tools take players as specs (:func:`from_spec`):
 
@@ -52,6 +53,7 @@ REGISTRY: dict[str, str] = {
     "expert": "agents.expert:ExpertPlayer",
     "search": "agents.search:SearchPlayer",
     "ppo": "agents.ppo:PPOPlayer",
+    "population": "agents.populations:PopulationMember",
 }
 
 #: Entry point group under which installed packages register players.
