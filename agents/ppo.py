@@ -16,8 +16,12 @@ plain JSON: the ``thirtyone.json`` entry ``train.py`` adds (:func:`model_bytes`)
 for zips saved without it, the text SB3 writes beside each pickle. Snapshots are read
 with ``allow_pickle=False``.
 
-The shipped model, ``agents/models/ppo_standard_4p.zip``, is what ``agents.make("ppo")``
-loads; its model card is in the README.
+The model zoo, ``agents/models/``: each ``<name>.zip`` there names in its description
+the table it was trained for (seats and rules) and has a model card ``<name>.md``.
+``agents.make("ppo")`` (no path) picks the zoo model of the table it is seated at when
+told the table (``check_table``, which the envs, the harness and the command-line tools
+call before a game); :func:`zoo` reads the index from the files themselves, so adding
+a model is dropping its zip and card into the folder.
 """
 
 from __future__ import annotations
@@ -35,8 +39,11 @@ import numpy as np
 
 from thirtyone_env.harness.files import atomic_write
 
-#: The shipped 4-player standard-rules agent.
-SHIPPED_MODEL = Path(__file__).resolve().parent / "models" / "ppo_standard_4p.zip"
+#: The model zoo: ``<name>.zip`` models, each with its table in its description and a
+#: model card ``<name>.md``.
+ZOO = Path(__file__).resolve().parent / "models"
+#: The zoo's 4-player standard-rules agent.
+SHIPPED_MODEL = ZOO / "ppo_standard_4p.zip"
 
 ACTIVATIONS = {
     "Tanh": np.tanh,
@@ -205,21 +212,34 @@ def table_of(players: int, rules: Any) -> dict[str, Any]:
 
 def trained_table(path: str | os.PathLike) -> tuple[int, Any] | None:
     """(players, Rules) a model was trained for: from its description (models saved by
-    this version), else from the run's ``config.json`` beside the file or one folder up
-    (checkpoints, snapshots); None where neither says (e.g. the shipped model, trained
-    for 4 players and the standard rules). Plain JSON only."""
+    this version, the zoo's), else from the run's ``config.json`` beside the file or one
+    folder up (checkpoints, snapshots); None where neither says. Plain JSON only."""
+    path = Path(path)
+    described = described_table(path)
+    if described is not None:
+        return described
+    for folder in (path.parent, path.parent.parent):
+        stored = _run_config(folder / "config.json")
+        if stored is not None:
+            return stored
+    return None
+
+
+def described_table(path: str | os.PathLike) -> tuple[int, Any] | None:
+    """(players, Rules) the model's own description names (the ``table`` of its
+    :data:`DESCRIPTION` entry); None for a file without one. Read once per file
+    version; a damaged description raises ``ValueError`` naming the file."""
     path = Path(path)
     stat = path.stat()
-    return _trained_table(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    return _described_table(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
-@functools.lru_cache(maxsize=32)
-def _trained_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any] | None:
+@functools.lru_cache(maxsize=64)
+def _described_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any] | None:
     from thirtyone_env.game.rules import Rules
 
     path = Path(path_text)
-    where = f"model {path}"
-    try:  # the description of a model saved by this version
+    try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 if DESCRIPTION in archive.namelist() and archive.getinfo(DESCRIPTION).file_size < MAX_ENTRY:
@@ -227,11 +247,9 @@ def _trained_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any] 
                     if table is not None:
                         return int(table["players"]), Rules(**table["rules"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile) as e:
-        raise ValueError(f"cannot read the table {where} was trained for: {type(e).__name__}: {e}") from None
-    for folder in (path.parent, path.parent.parent):
-        stored = _run_config(folder / "config.json")
-        if stored is not None:
-            return stored
+        raise ValueError(
+            f"cannot read the table model {path} was trained for: {type(e).__name__}: {e}"
+        ) from None
     return None
 
 
@@ -251,11 +269,92 @@ def _run_config(path: Path) -> tuple[int, Any] | None:
     return players, Rules.preset(stored["rules"])
 
 
-def rules_name(rules: Any) -> str:
-    """A preset's name for rules equal to it, else ``custom rules``."""
+def preset_of(rules: Any) -> str | None:
+    """The name of the preset equal to ``rules``; None for custom rules."""
     from thirtyone_env.game.rules import PRESETS, Rules
 
-    return next((f"rules {name!r}" for name in PRESETS if Rules.preset(name) == rules), "custom rules")
+    return next((name for name in PRESETS if Rules.preset(name) == rules), None)
+
+
+def rules_name(rules: Any) -> str:
+    """``rules 'standard'`` for a preset's rules, else ``custom rules`` (for messages)."""
+    name = preset_of(rules)
+    return "custom rules" if name is None else f"rules {name!r}"
+
+
+# -- the model zoo ---------------------------------------------------------------------
+
+
+class ZooModel(NamedTuple):
+    """A model of the zoo and the table it was trained for."""
+
+    name: str  #: the file's stem; its model card is ``<name>.md`` beside it
+    path: Path
+    players: int
+    rules: Any  #: a :class:`~thirtyone_env.game.rules.Rules`
+
+    def label(self) -> str:
+        return f"{self.players} players {preset_of(self.rules) or 'custom rules'} ({self.name})"
+
+
+def zoo(folder: str | os.PathLike | None = None) -> list[ZooModel]:
+    """Every model of the zoo (``folder``, default :data:`ZOO`), by name: each ``*.zip``
+    with the table its own description names (nothing else is kept, so the index
+    cannot go stale). A zip whose description names no table, or two models for one
+    table, raise ``ValueError`` naming the files: the zoo never guesses."""
+    folder = Path(ZOO if folder is None else folder)
+    files = sorted(folder.glob("*.zip"))
+    models = []
+    for path in files:
+        table = described_table(path)
+        if table is None:
+            raise ValueError(
+                f"zoo model {path} names no table in its {DESCRIPTION} (save it with train.py, "
+                "or add one with agents.ppo.with_description)"
+            )
+        models.append(ZooModel(path.stem, path, *table))
+    for i, a in enumerate(models):
+        for b in models[i + 1 :]:
+            if (a.players, a.rules) == (b.players, b.rules):
+                raise ValueError(f"zoo models {a.path} and {b.path} are both for {a.label()}: keep one")
+    return models
+
+
+def zoo_model(num_players: int, rules: Any, folder: str | os.PathLike | None = None) -> ZooModel:
+    """The zoo model trained for ``num_players`` seats and ``rules``; ``ValueError``
+    naming the table and what the zoo has when none is."""
+    folder = Path(ZOO if folder is None else folder)
+    models = zoo(folder)
+    for model in models:
+        if (model.players, model.rules) == (num_players, rules):
+            return model
+    available = "; ".join(m.label() for m in models) or f"none (no model in {folder})"
+    raise ValueError(
+        f"no zoo model for {num_players} players with {rules_name(rules)}; available: {available}"
+    )
+
+
+def with_description(raw: bytes, table: dict[str, Any]) -> bytes:
+    """An SB3 zip saved without a :data:`DESCRIPTION` (before ``train.py`` wrote one),
+    with one added: the architecture read from its weights (:func:`policy_from_zip`,
+    nothing unpickled) and ``table`` (:func:`table_of`), so it can join the zoo. The
+    entries it had are kept byte for byte."""
+    if DESCRIPTION in zipfile.ZipFile(io.BytesIO(raw)).namelist():
+        raise ValueError(f"the model already has a {DESCRIPTION} entry")
+    policy = policy_from_zip(raw)
+    description = {
+        "format": 1,
+        "features_extractor": "FlattenExtractor",
+        "activation": policy.activation,
+        "hidden": [w.shape[1] for w, _ in policy.layers],
+        "observation_size": policy.input_size,
+        "actions": policy.num_actions,
+        "table": table,
+    }
+    buf = io.BytesIO(raw)
+    with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(DESCRIPTION, json.dumps(description, indent=2))
+    return buf.getvalue()
 
 
 class ModelZip(NamedTuple):
@@ -448,26 +547,71 @@ class PPOPlayer(PolicyPlayer):
     """A trained MaskablePPO policy as a player (flat observations).
 
     Args:
-        path: an SB3 ``.zip`` from ``train.py`` or a snapshot ``.npz``; default: the
-            shipped 4-player standard-rules agent.
+        path: an SB3 ``.zip`` from ``train.py`` or a snapshot ``.npz``, played only at
+            the table it was trained for; ``None`` (the default): the zoo's model for
+            the table, picked when :meth:`check_table` names it (a table the zoo has no
+            model for is refused, naming what it has).
         deterministic: play the most likely legal action; else sample from the
             masked action distribution with the generator handed to ``reset``.
     """
 
-    def __init__(self, path: str = str(SHIPPED_MODEL), deterministic: bool = True) -> None:
+    def __init__(self, path: str | None = None, deterministic: bool = True) -> None:
         self.path = path
-        super().__init__(load_policy(path), str(path), deterministic)
+        self.from_zoo = path is None
+        self._table: tuple[int, Any] | None = None  # the last table check_table accepted
+        if self.from_zoo:  # no model until the table is known
+            self.policy = None  # type: ignore[assignment]
+            self.name = "ppo (the zoo model for its table)"
+            self.deterministic = deterministic
+            self.rng = np.random.default_rng()
+        else:
+            super().__init__(load_policy(path), str(path), deterministic)
 
     @staticmethod
-    def check_options(path: str = str(SHIPPED_MODEL), deterministic: bool = True) -> None:
+    def check_options(path: str | None = None, deterministic: bool = True) -> None:
         """What :func:`agents.check_spec` checks without reading the model: that the
-        file is there."""
-        if not Path(path).is_file():
+        file is there (the zoo's model is picked at the table)."""
+        if path is not None and not Path(path).is_file():
             raise ValueError(f"model file not found: {path}")
 
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        if self.policy is None:
+            raise ValueError(self._no_table())
+        return super().act(observation, action_mask)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.policy is None:
+            raise ValueError(self._no_table())
+        return super().act_batch(observations, masks)
+
+    def _no_table(self) -> str:
+        return (
+            "the ppo player with no path plays the zoo model of its table, and was not told the table: "
+            "call check_table(num_players, rules) before a game (the envs, the harness and "
+            "the command-line tools do), or give path="
+        )
+
     def check_table(self, num_players: int, rules: Any) -> None:
-        """Raise ``ValueError`` (naming the model) unless it was trained for this table
-        size and rules' observation and action space: found before a game, not in one."""
+        """Get ready for a table of ``num_players`` seats and ``rules``: the zoo player
+        picks the zoo's model for it (``ValueError`` naming the table and the zoo's
+        models when there is none); a model is refused (``ValueError`` naming it) unless
+        it was trained for this table size and rules. Found before a game, not in one."""
+        from thirtyone_env.game.rules import Rules
+
+        rules = Rules.resolve(rules)
+        if self._table is not None and self._table == (num_players, rules):
+            return  # checked already (the harness asks before every game)
+        if self.from_zoo:
+            self.policy, self._table = None, None  # type: ignore[assignment]  # no model until one fits
+            chosen = zoo_model(num_players, rules)
+            self.policy = load_policy(chosen.path)
+            self.path = self.name = str(chosen.path)
+        self._check_model(num_players, rules)
+        self._table = (num_players, rules)
+
+    def _check_model(self, num_players: int, rules: Any) -> None:
+        """Raise unless the model takes this table's observations and actions and, where
+        it says which table it was trained for, was trained for this one."""
         from thirtyone_env.game.actions import num_actions
         from thirtyone_env.game.encoding import ObsLayout
 

@@ -64,7 +64,7 @@ from thirtyone_env.game.policies import GreedyPolicy
 from thirtyone_env.game.rewards import seat_reward
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.views import describe_view, player_view, public_result
-from thirtyone_env.harness.driver import Table, observe, reset_players
+from thirtyone_env.harness.driver import Table, check_seated, observe, reset_players
 
 __all__ = ["BACKENDS", "EPISODES", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "REWARDS", "ThirtyOneEnv"]
 
@@ -127,6 +127,7 @@ class ThirtyOneEnv(gym.Env):
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         self.opponents = self._seat_opponents(opponents)
+        check_seated(self.opponents, n, self.rules)
 
         self.obs_layout = ObsLayout(n, self.rules)
         if obs_encoding == "flat":

@@ -137,6 +137,19 @@ def reset_players(players: Iterable[Any], rng: np.random.Generator) -> None:
             reset(rng)
 
 
+def check_seated(players: Iterable[Any], num_players: int, rules: Any) -> None:
+    """Tell each player the table it is seated at, before it plays there: a player with
+    a ``check_table(num_players, rules)`` method gets it called once (a learned player
+    picks or checks its model there, and raises ``ValueError`` naming it for a table it
+    cannot play); ``None`` entries, seats played from outside, are skipped."""
+    seen: set[int] = set()
+    for player in players:
+        check = getattr(player, "check_table", None)
+        if callable(check) and id(player) not in seen:
+            seen.add(id(player))
+            check(num_players, rules)
+
+
 def encodings_of(players: Sequence[Any], default: str) -> list[str]:
     """Each player's ``obs_encoding`` (``default`` for those that name none)."""
     return [getattr(p, "obs_encoding", default) for p in players]
@@ -157,7 +170,7 @@ class Table:
 
     Args:
         state: a game from :func:`~thirtyone_env.game.engine.new_game`.
-        players: one per seat.
+        players: one per seat, each told the table first (:func:`check_seated`).
         rng: the game's generator (moves and deals draw from it).
         layout: the observation layout (built from the state when not given).
         encoding: the observation of players without an ``obs_encoding``.
@@ -206,6 +219,7 @@ class Table:
         n = state.num_players
         if len(players) != n:
             raise ValueError(f"a table of {n} seats needs {n} players, got {len(players)}")
+        check_seated(players, n, state.rules)
         self.state = state
         self.players = list(players)
         self.encodings = encodings_of(self.players, encoding)
