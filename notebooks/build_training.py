@@ -26,10 +26,12 @@ This notebook reads a run folder written by `train.py` and shows
    and own turn at the knock, knock success) and its suit switches by turn, from a
    tournament with duplicate deals.
 
-Set `THIRTYONE_RUN` to a run folder (default: the newest `make demo` run, `runs/demo-*`); without
+The table (seats and rules preset) is the run's own, read from its `config.json`: any
+run works, whatever its table size and rules. Set `THIRTYONE_RUN` to a run folder (default: the newest `make demo` run, `runs/demo-*`); without
 one, and with `THIRTYONE_NOTEBOOK_SMALL=1` (the test suite), it trains a tiny run first.""")
 
-code("""import os
+code("""import json
+import os
 import shlex
 import subprocess
 import sys
@@ -59,7 +61,9 @@ if not (RUN / "config.json").exists():
     tiny = shlex.split(tiny)
     command = [sys.executable, str(ROOT / "train.py"), "--run-name", RUN.name, "--runs-dir", str(RUN.parent)]
     subprocess.run([*command, *tiny], check=True, cwd=ROOT)
-print("run folder:", RUN)""")
+CONFIG = json.loads((RUN / "config.json").read_text())
+PLAYERS, RULES = CONFIG["players"], CONFIG["rules"]  # the run's table: seats and rules preset
+print(f"run folder: {RUN} ({PLAYERS} players, rules {RULES!r})")""")
 
 md("## 1. Learning curves")
 
@@ -75,7 +79,7 @@ for opponent, rows in evals.groupby("opponent"):
     a2.plot(x, rows["lives_lost_per_round"], marker=".", label=f"agent vs {opponent}s")
     a2.fill_between(x, rows["lives_low"], rows["lives_high"], alpha=0.2)
     a2.plot(x, rows["opponent_lives_lost_per_round"], linestyle="--", label=f"the {opponent}s")
-a1.axhline(0.25, color="grey", linewidth=0.8, linestyle=":", label="fair share (4 players)")
+a1.axhline(1 / PLAYERS, color="grey", linewidth=0.8, linestyle=":", label=f"fair share ({PLAYERS} players)")
 a1.set(title="games won", xlabel="timesteps")
 a2.set(title="lives lost per round", xlabel="timesteps")
 a3.plot(progress["time/total_timesteps"], progress["rollout/ep_rew_mean"])
@@ -87,13 +91,22 @@ evals.tail(len(evals["opponent"].unique()))""")
 
 md("""## 2. How the agent plays, next to the heuristics
 
-A four-player tournament: the run's best model against `greedy`, `blitz31` and
-`expert`, every player in every seat equally often on the same deals.""")
+A tournament at the run's table (its seats and rules): the run's best model (its final
+one for a run without evaluations) against `greedy`, `blitz31` and `expert` in turn for
+the other seats, every player in every seat equally often on the same deals.""")
 
 code("""model = RUN / "best_model.zip"
-config = TournamentConfig((f"ppo:path={model}", "greedy", "blitz31", "expert"), games=GAMES, seed=11)
+if not model.exists():
+    model = RUN / "final_model.zip"
+    print("no best_model.zip (a run without evaluations): playing", model.name)
+HEURISTICS = ["greedy", "blitz31", "expert"]
+opponents = [HEURISTICS[i % len(HEURISTICS)] for i in range(PLAYERS - 1)]
+config = TournamentConfig((f"ppo:path={model}", *opponents), games=GAMES, rules=RULES, seed=11)
 games = run_tournament(config, agents.from_spec)
-names = ["agent", "greedy", "blitz31", "expert"]
+# one name per player, numbered where a heuristic sits more than once
+names = ["agent"] + [
+    o if opponents.count(o) == 1 else f"{o} {opponents[: i + 1].count(o)}" for i, o in enumerate(opponents)
+]
 rows = [r for g in games for r in g.rows]
 wins = np.sum([g.wins for g in games], axis=0) / len(games)
 table = []
