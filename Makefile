@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench lint format clean
+.PHONY: test demo gauntlet bench lint format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,13 @@ demo: $(STAMP)
 		--eval-every 100000 --eval-games 100 --eval-opponents expert
 	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/best_model.zip ppo expert greedy \
 		--games 400 --workers 2 --out results/$(DEMO_RUN)
+
+# The shipped agent's gauntlet (README, Evaluation): eight 4-seat tables, each played with
+# the agent and with expert in its seat on the same deals; GAUNTLET_GAMES games a table
+# (tables with search seats a tenth of them); results in results/standard-gauntlet_4p_ppo-s0.
+GAUNTLET_GAMES ?= 400
+gauntlet: $(STAMP)
+	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
 
 # Every case for a fixed time in its own process, one table, a PNG; PEERS=1 adds RLCard,
 # OpenSpiel and PettingZoo (installed once into .venv-peers) and Gymnasium's Blackjack.

@@ -8,17 +8,25 @@ win rate and in lives lost per round, and an OpenSkill leaderboard, and writes
 ``results.json``, ``games.csv`` and PNG plots to the results folder (``--out``). A
 player is a registry name with optional options: ``greedy:knock_at=27``,
 ``search:worlds=64``.
+
+    python evaluate.py --gauntlet ppo --seats 4 --games 400 --workers 2
+
+plays the gauntlet of one candidate (:mod:`agents.gauntlet`): every table twice, with
+the candidate and with ``expert`` in the same seat on the same deals, and writes the
+paired differences (``results.json``, ``gauntlet.md``, ``gauntlet.png``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
 from pathlib import Path
 
 import agents
+from agents import gauntlet as gl
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
@@ -28,7 +36,7 @@ from thirtyone_env.harness.evaluation import (
     summarize,
     write_record_manifest,
 )
-from thirtyone_env.harness.files import FolderLock, check_writable_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
 from thirtyone_env.harness.records import MANIFEST
 from thirtyone_env.harness.report import check_out_dir, default_out_name, new_results_dir
 
@@ -39,6 +47,10 @@ PROG = "evaluate.py"
 MAX_GAMES = 1_000_000
 #: Memory one game's rows take (measured: about 58 KB a four-player standard game).
 BYTES_PER_GAME = 60_000
+#: Games of a tournament unless ``--games`` says otherwise.
+TOURNAMENT_GAMES = 2000
+#: Seats of a gauntlet's tables unless ``--seats`` says otherwise.
+GAUNTLET_SEATS = 4
 
 
 def available_memory() -> int | None:
@@ -62,21 +74,49 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Defaults shown in the help, except ``None`` (an option whose help says what
+    its absence means)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Tournament with duplicate deals and rotated seats.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description="Tournament with duplicate deals and rotated seats, or a player's gauntlet (--gauntlet).",
+        formatter_class=HelpFormatter,
     )
-    p.add_argument(
-        "--players", nargs="+", required=True, help=f"one player per seat; players: {agents.names()}"
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--players", nargs="+", help=f"one player per seat; players: {agents.names()}")
+    what.add_argument(
+        "--gauntlet",
+        metavar="SPEC",
+        help="play the gauntlet of this player instead: every table of agents.gauntlet twice, with it and "
+        "with expert in the same seat on the same deals (paired differences, 95%% CIs)",
     )
     p.add_argument(
         "--games",
         type=int,
-        default=2000,
-        help=f"games (rounded up to a multiple of the table size; at most {MAX_GAMES:,}: every game's "
-        "rows stay in memory for the statistics, some 60 KB a game: a run that would not fit in the available memory is refused)",
+        default=None,
+        help=f"games (default {TOURNAMENT_GAMES}; with --gauntlet: per table, default {gl.DEFAULT_GAMES}, "
+        f"tables with a search seat {round(100 * gl.SEARCH_SHARE)}%% of them); rounded up to a multiple of the table "
+        f"size; at most {MAX_GAMES:,}: every game's rows stay in memory for the statistics, some 60 KB a game: "
+        "a run that would not fit in the available memory is refused",
+    )
+    p.add_argument(
+        "--seats",
+        type=int,
+        default=None,
+        help=f"with --gauntlet: seats at each table, the candidate's included (default {GAUNTLET_SEATS})",
+    )
+    p.add_argument(
+        "--tables",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help=f"with --gauntlet: play only these tables (default: all: {', '.join(gl.GAUNTLET)})",
     )
     p.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
     p.add_argument("--seed", type=int, default=0)
@@ -92,9 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         default=None,
-        help="results folder, locked for the run; an earlier results folder there is replaced "
-        "(default: results/<rules>-<players>-s<seed> in plain characters, a long or "
-        "unusual name shortened with a hash)",
+        help="results folder, locked for the run; finished results there are never replaced "
+        "(default: results/<rules>-<players>-s<seed>, a gauntlet's results/<rules>-gauntlet_<seats>p_<spec>-s<seed>, "
+        "in plain characters, a long or unusual name shortened with a hash)",
     )
     p.add_argument(
         "--record",
@@ -127,15 +167,11 @@ def check_players(parser: argparse.ArgumentParser, players: list[str], rules: Ru
             parser.error(str(e))
 
 
-def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TournamentConfig:
-    """Validate everything before any game is played; errors exit with code 2."""
+def check_counts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The rules preset, ``--games`` (within :data:`MAX_GAMES` and the memory the
+    statistics take), ``--workers`` and ``--seed``; errors exit with code 2."""
     if args.rules not in PRESETS:
         parser.error(f"unknown rules preset {args.rules!r}; presets are {sorted(PRESETS)}")
-    rules = Rules.preset(args.rules)
-    try:
-        rules.check_num_players(len(args.players))
-    except ValueError as e:
-        parser.error(f"{len(args.players)} players given: {e}")
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be at least 1 and at most {MAX_GAMES:,}, got {args.games}")
     memory = available_memory()
@@ -152,6 +188,21 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         )
     if args.seed < 0:
         parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TournamentConfig:
+    """Validate everything before any game is played; errors exit with code 2."""
+    for option, value in (("--seats", args.seats), ("--tables", args.tables)):
+        if value is not None:
+            parser.error(f"{option} belongs to --gauntlet; a tournament seats one player per --players spec")
+    if args.games is None:
+        args.games = TOURNAMENT_GAMES
+    check_counts(parser, args)
+    rules = Rules.preset(args.rules)
+    try:
+        rules.check_num_players(len(args.players))
+    except ValueError as e:
+        parser.error(f"{len(args.players)} players given: {e}")
     check_players(parser, args.players, rules)
     record = None
     if args.record is not None:
@@ -223,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; every error is one line ``evaluate.py: error: ...`` and exit 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.gauntlet is not None:
+        return gauntlet_main(parser, args)
     config = check_args(parser, args)
     out = results_dir(args, config)
     try:
@@ -324,6 +377,149 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     )
     if config.record_dir is not None:
         console.print(f"record: {config.record_dir} ({MANIFEST} marks it complete)")
+    return 0
+
+
+# -- the gauntlet ----------------------------------------------------------------------
+
+
+def check_gauntlet_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Validate a gauntlet run before any game (the candidate and every opponent can
+    sit at the table, the tables exist); errors exit with code 2."""
+    if args.record is not None:
+        parser.error("--record belongs to tournaments (--players); a gauntlet keeps no game records")
+    if args.games is None:
+        args.games = gl.DEFAULT_GAMES
+    if args.seats is None:
+        args.seats = GAUNTLET_SEATS
+    check_counts(parser, args)
+    try:
+        Rules.preset(args.rules).check_num_players(args.seats)
+    except ValueError as e:
+        parser.error(f"--seats {args.seats}: {e}")
+    try:
+        gl.check_gauntlet(args.gauntlet, args.seats, args.rules, args.games, args.seed, args.tables)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+
+
+def gauntlet_dir(args: argparse.Namespace) -> Path:
+    """``--out``, or ``results/<rules>-gauntlet_<seats>p_<spec>-s<seed>`` (with a number
+    added where an earlier run holds that name)."""
+    name = default_out_name(args.rules, ("gauntlet", f"{args.seats}p", args.gauntlet), args.seed)
+    return args.out or new_results_dir(Path("results"), name)
+
+
+def check_gauntlet_out(out: Path) -> None:
+    """:func:`check_out_dir` for a gauntlet: a folder holding an earlier run's
+    ``results.json`` (a gauntlet's or a tournament's) is never replaced."""
+    if (out / "results.json").is_file():
+        raise ValueError(
+            f"--out {out} holds the results of an earlier run: refusing to replace them "
+            "(give another --out, or remove that folder)"
+        )
+    check_out_dir(out)
+
+
+def gauntlet_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Check, claim the results folder, play the gauntlet and write its results."""
+    check_gauntlet_args(parser, args)
+    out = gauntlet_dir(args)
+    try:
+        check_gauntlet_out(out)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+    try:
+        with Claim([(out, "--out")]) as claim:
+            check_gauntlet_out(out)  # again, now that no other run can write it
+            code = play_gauntlet(args, out)
+            claim.done = code == 0
+            return code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a player's own failure: named, never a traceback
+        print(f"{PROG}: error: the gauntlet stopped: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+
+
+def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
+    """Play every table, print the summary table and write ``gauntlet.png``,
+    ``gauntlet.md`` and ``results.json`` (last) into ``out`` (checked and locked)."""
+    import json
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console()
+    command = (
+        f"python evaluate.py --gauntlet {args.gauntlet} --seats {args.seats} --games {args.games} "
+        f"--rules {args.rules} --seed {args.seed} --workers {args.workers}"
+        + (f" --tables {' '.join(args.tables)}" if args.tables else "")
+    )
+    console.print(f"[bold]{command}[/bold]")
+    total = gl.planned_games(args.seats, args.games, args.tables)
+    start = time.perf_counter()
+    progress = Progress(
+        TextColumn("games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=args.no_progress,
+    )
+    try:
+        with progress:
+            task = progress.add_task("games", total=total)
+            rows = gl.run_gauntlet(
+                args.gauntlet,
+                args.seats,
+                args.rules,
+                args.games,
+                args.seed,
+                args.workers,
+                args.tables,
+                progress=lambda k: progress.advance(task, k),
+            )
+    except KeyboardInterrupt:
+        console.print("[red]interrupted: no results written[/red]")
+        return 130
+    elapsed = time.perf_counter() - start
+    summary = gl.gauntlet_table(rows)
+    title = f"Gauntlet of {args.gauntlet}: {args.seats} seats, rules={args.rules}, seed={args.seed}"
+    console.print(
+        f"{title} (candidate minus expert in the same seat on the same deals; *: 95% CI excludes 0)\n{summary}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    make_dir(out)
+    gl.plot_gauntlet(rows, out / "gauntlet.png", title)
+    atomic_write(out / "gauntlet.md", f"# {title}\n\n`{command}`\n\n{summary}")
+    payload = {
+        "config": {
+            "candidate": args.gauntlet,
+            "baseline": gl.BASELINE,
+            "seats": args.seats,
+            "rules": args.rules,
+            "rules_fields": dataclasses.asdict(Rules.preset(args.rules)),
+            "games_per_table": args.games,
+            "search_share": gl.SEARCH_SHARE,
+            "seed": args.seed,
+            "workers": args.workers,
+            "held_out_seed": gl.HELD_OUT_SEED,
+        },
+        "command": command,
+        "elapsed_s": elapsed,
+        "tables": rows,
+    }
+    atomic_write(out / "results.json", json.dumps(payload, indent=2))
+    console.print(
+        f"{total:,} games in {elapsed:.1f}s\nresults: {out}/results.json, {out}/gauntlet.md, {out}/gauntlet.png"
+    )
     return 0
 
 

@@ -1,0 +1,365 @@
+"""The gauntlet: a fixed, seeded set of tables that says how a candidate player fares
+against many kinds of opponent, each measured against ``expert`` in its place.
+
+For a table of ``n`` seats every gauntlet table seats ``n - 1`` opponents
+(:func:`gauntlet_tables`): three experts, three greedy, three blitz31 and three
+``search`` players at four seats, a mixed table (expert, blitz31, greedy), two tables of
+heuristic players drawn from the *held-out* population ranges
+(:data:`agents.populations.HELD_OUT_RANGES`, disjoint from the league's: no training run
+sees them) and a mixed held-out table (an expert between held-out players). A mixed table
+needs two opponent seats, so two-seat gauntlets leave both mixed tables out.
+
+Each table is played twice with the same seed (duplicate deals, seats rotated, the
+harness's :func:`~thirtyone_env.harness.evaluation.run_tournament`): once with the
+candidate as player 0 and once with ``expert`` there. Both meet the same decks from the
+same seats against the same opponents, who draw from the same generators, so the paired
+difference per deal set (candidate minus expert: wins, and lives lost a round) cancels
+the luck of the deal; its 95% interval takes deal sets as the independent unit. The
+expert against itself differs by exactly 0 at every table.
+
+``search`` is slow (about 2 s a game with three search seats on one core), so tables
+with a search seat play :data:`SEARCH_SHARE` of the games (at least one deal set).
+The expert's side of a table is kept per process (:func:`_baseline`): a training run
+that plays the same small gauntlet every few steps plays the expert's games once.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.evaluation import (
+    GameOutcome,
+    TournamentConfig,
+    lives_by_deal,
+    mean_ci,
+    ratio_difference_ci,
+    run_tournament,
+)
+
+#: The player every candidate is measured against, in the same seat on the same deals.
+BASELINE = "expert"
+#: The seed of the gauntlet's held-out populations (members are numbered table by table).
+HELD_OUT_SEED = 16
+#: Stands for the next held-out population member in :data:`GAUNTLET`.
+HELD_OUT = "held_out"
+#: Share of the games a table with a ``search`` seat plays (search is slow).
+SEARCH_SHARE = 0.1
+#: Games per table of ``evaluate.py --gauntlet`` unless ``--games`` says otherwise.
+DEFAULT_GAMES = 400
+
+#: The gauntlet's tables: name -> the opponents' kinds, repeated to fill ``n - 1`` seats.
+GAUNTLET: dict[str, tuple[str, ...]] = {
+    "expert": ("expert",),
+    "greedy": ("greedy",),
+    "blitz31": ("blitz31",),
+    "search": ("search",),
+    "mixed": ("expert", "blitz31", "greedy"),
+    "held_out_a": (HELD_OUT,),
+    "held_out_b": (HELD_OUT,),
+    "mixed_held_out": (HELD_OUT, "expert", HELD_OUT),
+}
+
+
+@dataclass(frozen=True)
+class GauntletTable:
+    """One table: its name and the opponents' specs (seats 1..n-1 of player order)."""
+
+    name: str
+    opponents: tuple[str, ...]
+
+    @property
+    def slow(self) -> bool:
+        """Whether a ``search`` player sits here (the table plays fewer games)."""
+        return any(spec.split(":")[0] == "search" for spec in self.opponents)
+
+    def games(self, games: int) -> int:
+        """Games this table plays when a table plays ``games``: :data:`SEARCH_SHARE`
+        of them with a search seat (at least one deal set)."""
+        seats = len(self.opponents) + 1
+        return max(seats, math.ceil(games * SEARCH_SHARE)) if self.slow else games
+
+
+def gauntlet_tables(num_players: int) -> list[GauntletTable]:
+    """The gauntlet's tables for ``num_players`` seats (see the module doc); held-out
+    members ``population:split=held_out,seed=HELD_OUT_SEED,member=k`` are numbered in
+    table order, so no two seats of the gauntlet hold the same member."""
+    if num_players < 2:
+        raise ValueError(f"a gauntlet needs at least 2 seats, got {num_players}")
+    seats = num_players - 1
+    member = 0
+    tables = []
+    for name, kinds in GAUNTLET.items():
+        if len(set(kinds)) > 1 and seats < 2:
+            continue  # a mixed table needs two opponent seats
+        opponents = []
+        for i in range(seats):
+            kind = kinds[i % len(kinds)]
+            if kind == HELD_OUT:
+                kind = f"population:split=held_out,seed={HELD_OUT_SEED},member={member}"
+                member += 1
+            opponents.append(kind)
+        tables.append(GauntletTable(name, tuple(opponents)))
+    return tables
+
+
+def select_tables(num_players: int, names: Sequence[str] | None = None) -> list[GauntletTable]:
+    """The tables named in ``names`` (all where ``None``), in gauntlet order;
+    ``ValueError`` naming an unknown or repeated name."""
+    tables = gauntlet_tables(num_players)
+    if names is None:
+        return tables
+    known = [t.name for t in tables]
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown gauntlet table {name!r} at {num_players} seats; tables are {known}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"gauntlet tables named twice: {list(names)}")
+    return [t for t in tables if t.name in names]
+
+
+def planned_games(num_players: int, games: int, names: Sequence[str] | None = None) -> int:
+    """Games a gauntlet plays in all (both sides of every table)."""
+    total = 0
+    for table in select_tables(num_players, names):
+        config = TournamentConfig((BASELINE, *table.opponents), table.games(games))
+        total += 2 * config.total_games
+    return total
+
+
+def check_gauntlet(
+    candidate: str,
+    num_players: int,
+    rules: str | Rules,
+    games: int,
+    seed: int,
+    tables: Sequence[str] | None = None,
+) -> list[GauntletTable]:
+    """The tables to play, after checking everything a gauntlet needs before its first
+    game: the rules, the table size for them, the counts, the table names, the
+    candidate's spec and that it (and every opponent) can sit at this table.
+    ``ValueError`` naming the problem otherwise."""
+    resolved = Rules.resolve(rules)
+    resolved.check_num_players(num_players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games per table must be a positive integer, got {games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    chosen = select_tables(num_players, tables)
+    specs = dict.fromkeys([candidate, BASELINE, *(s for t in chosen for s in t.opponents)])
+    for spec in specs:
+        agents.check_spec(spec)
+    for spec in specs:
+        player = agents.from_spec(spec)
+        check = getattr(player, "check_table", None)
+        if callable(check):
+            check(num_players, resolved)
+    return chosen
+
+
+def run_gauntlet(
+    candidate_spec: str,
+    num_players: int,
+    rules: str | Rules,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    tables: Sequence[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play the gauntlet of ``candidate_spec`` at ``num_players`` seats: ``games``
+    games a table (:data:`SEARCH_SHARE` of them where search sits), every table twice
+    (the candidate, then :data:`BASELINE`, as player 0), ``tables`` a subset of names.
+    Returns one row a table (:func:`table_row`); ``progress(k)`` as k more games
+    finish. Checks everything first (:func:`check_gauntlet`)."""
+    chosen = check_gauntlet(candidate_spec, num_players, rules, games, seed, tables)
+    rows = []
+    for table in chosen:
+        start = time.perf_counter()
+        config = TournamentConfig(
+            (candidate_spec, *table.opponents), table.games(games), rules, seed, workers
+        )
+        mine = _side(config, run_tournament(config, agents.from_spec, progress=progress))
+        base = _baseline(table.opponents, config.games, rules, seed, workers, progress)
+        rows.append(table_row(table, config, mine, base, time.perf_counter() - start))
+    return rows
+
+
+@dataclass(frozen=True)
+class Side:
+    """Player 0's results of one side of a table, per deal set."""
+
+    wins: np.ndarray  #: wins (shared wins split) summed over the deal set's games
+    games: np.ndarray  #: games per deal set
+    lost: np.ndarray  #: lives lost
+    rounds: np.ndarray  #: rounds dealt in
+
+
+def _side(config: TournamentConfig, games: list[GameOutcome]) -> Side:
+    """Player 0's per-deal-set sums of a finished tournament."""
+    wins = np.zeros(config.deal_sets)
+    count = np.zeros(config.deal_sets)
+    for g in games:
+        wins[g.deal] += g.wins[0]
+        count[g.deal] += 1
+    lost, rounds = lives_by_deal(config, games)
+    return Side(wins, count, lost[:, 0].copy(), rounds[:, 0].copy())
+
+
+#: The expert's side of tables played in this process, by (opponents, games, rules, seed).
+_BASELINES: dict[tuple[Any, ...], Side] = {}
+#: Most sides kept (each a few arrays of one number per deal set).
+MAX_BASELINES = 256
+
+
+def _baseline(
+    opponents: tuple[str, ...],
+    games: int,
+    rules: str | Rules,
+    seed: int,
+    workers: int,
+    progress: Callable[[int], None] | None,
+) -> Side:
+    """The expert's side of a table, played once per process: its games depend only
+    on the opponents, the games, the rules and the seed (not on the workers)."""
+    config = TournamentConfig((BASELINE, *opponents), games, rules, seed, workers)
+    key = (opponents, games, rules, seed)
+    side = _BASELINES.get(key)
+    if side is None:
+        side = _side(config, run_tournament(config, agents.from_spec, progress=progress))
+        if len(_BASELINES) >= MAX_BASELINES:
+            del _BASELINES[next(iter(_BASELINES))]
+        _BASELINES[key] = side
+    elif progress is not None:
+        progress(config.total_games)
+    return side
+
+
+def table_row(
+    table: GauntletTable, config: TournamentConfig, mine: Side, base: Side, elapsed: float
+) -> dict[str, Any]:
+    """One table's result: the paired differences candidate minus expert with their
+    95% intervals (wins: per deal set; lives lost a round: ratio of sums, delta
+    method), and each side's win rate and lives lost a round."""
+    wins, wins_low, wins_high = mean_ci(mine.wins / mine.games - base.wins / base.games)
+    lives, lives_low, lives_high = ratio_difference_ci(mine.lost, mine.rounds, base.lost, base.rounds)
+    return {
+        "table": table.name,
+        "opponents": list(table.opponents),
+        "games": config.total_games,
+        "deal_sets": config.deal_sets,
+        "wins_diff": wins,
+        "wins_low": wins_low,
+        "wins_high": wins_high,
+        "lives_diff": lives,
+        "lives_low": lives_low,
+        "lives_high": lives_high,
+        "candidate_win_rate": float(mine.wins.sum() / mine.games.sum()),
+        "expert_win_rate": float(base.wins.sum() / base.games.sum()),
+        "candidate_lives": _ratio(mine.lost, mine.rounds),
+        "expert_lives": _ratio(base.lost, base.rounds),
+        "elapsed_s": elapsed,
+    }
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> float:
+    total = float(den.sum())
+    return float(num.sum()) / total if total else float("nan")
+
+
+# -- output ----------------------------------------------------------------------------
+
+
+def opponents_text(opponents: Sequence[str]) -> str:
+    """The opponents in short: ``expert x3``, ``expert, blitz31, greedy``, held-out
+    members as ``held-out #k``."""
+    names = [
+        "held-out #" + spec.rsplit("member=", 1)[1] if spec.startswith("population:split=held_out") else spec
+        for spec in opponents
+    ]
+    if len(set(names)) == 1 and len(names) > 1:
+        return f"{names[0]} x{len(names)}"
+    return ", ".join(names)
+
+
+def _star(low: float, high: float) -> str:
+    """``*`` where a 95% interval excludes 0."""
+    return "*" if low > 0 or high < 0 else ""
+
+
+def _interval(value: float, low: float, high: float, scale: float, digits: int) -> str:
+    if math.isnan(value):
+        return "-"
+    if math.isnan(low):
+        return f"{scale * value:+.{digits}f}"
+    return f"{scale * value:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]{_star(low, high)}"
+
+
+def gauntlet_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as a Markdown table (readable as plain text too): per table the
+    candidate's paired differences against the expert in points of win rate and in
+    lives lost a round (``*``: the 95% interval excludes 0; negative lives: fewer
+    lost), then each side's win rate and lives a round."""
+    lines = [
+        "| table | opponents | games | wins - expert [95% CI], points | lives/round - expert [95% CI] "
+        "| candidate wins | expert wins | candidate lives/round | expert lives/round |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['table']} | {opponents_text(r['opponents'])} | {r['games']:,} "
+            f"| {_interval(r['wins_diff'], r['wins_low'], r['wins_high'], 100, 1)} "
+            f"| {_interval(r['lives_diff'], r['lives_low'], r['lives_high'], 1, 3)} "
+            f"| {r['candidate_win_rate']:.1%} | {r['expert_win_rate']:.1%} "
+            f"| {r['candidate_lives']:.3f} | {r['expert_lives']:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_gauntlet(rows: Sequence[dict[str, Any]], path: str | Path, title: str = "Gauntlet") -> Path:
+    """A PNG of the paired differences per table with their 95% intervals: wins (points)
+    and lives lost a round, candidate minus expert (right of 0 / left of 0 is better),
+    written atomically; returns its path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from thirtyone_env.harness.report import _save_png
+
+    names = [r["table"] for r in rows]
+    y = np.arange(len(rows))[::-1]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(rows) + 1.8), sharey=True)
+    panels = (
+        ("wins", 100.0, "wins: candidate - expert (points)", True),
+        ("lives", 1.0, "lives lost a round: candidate - expert", False),
+    )
+    for ax, (key, scale, label, higher_better) in zip(axes, panels, strict=True):
+        value = np.array([r[f"{key}_diff"] for r in rows], dtype=float) * scale
+        low = np.array([r[f"{key}_low"] for r in rows], dtype=float) * scale
+        high = np.array([r[f"{key}_high"] for r in rows], dtype=float) * scale
+        better = (low > 0) if higher_better else (high < 0)
+        worse = (high < 0) if higher_better else (low > 0)
+        colors = [
+            "tab:green" if b else "tab:red" if w else "tab:gray" for b, w in zip(better, worse, strict=True)
+        ]
+        err = np.nan_to_num(np.vstack([value - low, high - value]))
+        for i, color in enumerate(colors):
+            ax.errorbar(value[i], y[i], xerr=err[:, i : i + 1], fmt="o", color=color, capsize=3)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set(xlabel=label)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(y, names)
+    fig.suptitle(f"{title} (95% CIs; green: better than expert, red: worse)")
+    fig.tight_layout()
+    path = Path(path)
+    _save_png(fig, path)
+    return path

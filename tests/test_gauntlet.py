@@ -1,0 +1,169 @@
+"""The gauntlet (issue 16, item 3): its tables at every size, the paired difference of
+a candidate against the expert in its seat (exactly 0 for the expert itself, the
+harness's own numbers for a real candidate), and ``evaluate.py --gauntlet``: its
+results folder and its refusals before any game."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.gauntlet import (
+    GAUNTLET,
+    HELD_OUT_SEED,
+    SEARCH_SHARE,
+    gauntlet_table,
+    gauntlet_tables,
+    planned_games,
+    plot_gauntlet,
+    run_gauntlet,
+)
+from agents.populations import HELD_OUT_RANGES, draw_members
+from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament, summarize
+from thirtyone_env.harness.files import FolderLock
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import evaluate  # noqa: E402 (the command's module, from the project root)
+
+#: Every table but the slow search one.
+FAST = [name for name in GAUNTLET if name != "search"]
+
+
+def test_tables_at_every_size():
+    four = gauntlet_tables(4)
+    assert [t.name for t in four] == list(GAUNTLET)
+    by_name = {t.name: t.opponents for t in four}
+    assert by_name["expert"] == ("expert",) * 3
+    assert by_name["search"] == ("search",) * 3
+    assert by_name["mixed"] == ("expert", "blitz31", "greedy")
+    held = [s for t in four for s in t.opponents if s.startswith("population")]
+    assert held == [f"population:split=held_out,seed={HELD_OUT_SEED},member={k}" for k in range(8)]
+    assert agents.from_spec(held[3]).params == draw_members(HELD_OUT_RANGES, 4, HELD_OUT_SEED)[3]
+    assert [t.slow for t in four] == [t.name == "search" for t in four]
+    two = gauntlet_tables(2)
+    assert [t.name for t in two] == [n for n in GAUNTLET if not n.startswith("mixed")]
+    assert all(len(t.opponents) == 1 for t in two)
+    assert all(len(t.opponents) == 8 for t in gauntlet_tables(9))
+    # the search table plays its share of the games, at least one deal set
+    assert four[3].games(400) == 400 * SEARCH_SHARE and four[3].games(1) == 4 and four[0].games(400) == 400
+    assert planned_games(4, 40, ["expert", "search"]) == 2 * 40 + 2 * 4
+
+
+@pytest.fixture(scope="module")
+def expert_rows() -> list[dict]:
+    return run_gauntlet("expert", 3, "standard", games=6, seed=5, tables=FAST)
+
+
+def test_the_expert_against_itself_differs_by_exactly_zero_at_every_table(expert_rows):
+    assert [r["table"] for r in expert_rows] == FAST
+    for r in expert_rows:
+        assert r["games"] == 6 and r["deal_sets"] == 2
+        for key in ("wins", "lives"):
+            assert r[f"{key}_diff"] == r[f"{key}_low"] == r[f"{key}_high"] == 0.0, (r["table"], key)
+        assert r["candidate_win_rate"] == r["expert_win_rate"]
+        assert r["candidate_lives"] == r["expert_lives"] > 0
+
+
+def test_a_candidates_difference_is_the_harness_tournament_of_each_side():
+    """The candidate's side is the tournament with it as player 0, the expert's the
+    same tournament with the expert there: same seed, so the same decks."""
+    (row,) = run_gauntlet("greedy", 3, "standard", games=12, seed=2, tables=["blitz31"])
+    sides = {}
+    for first in ("greedy", "expert"):
+        config = TournamentConfig((first, "blitz31", "blitz31"), 12, "standard", 2)
+        sides[first] = summarize(config, run_tournament(config, agents.from_spec))[first]
+    assert row["candidate_win_rate"] == pytest.approx(sides["greedy"]["win_rate"][0])
+    assert row["expert_win_rate"] == pytest.approx(sides["expert"]["win_rate"][0])
+    assert row["candidate_lives"] == pytest.approx(sides["greedy"]["lives_lost_per_round"][0])
+    assert row["expert_lives"] == pytest.approx(sides["expert"]["lives_lost_per_round"][0])
+    assert row["wins_diff"] == pytest.approx(row["candidate_win_rate"] - row["expert_win_rate"])
+    assert row["lives_diff"] == pytest.approx(row["candidate_lives"] - row["expert_lives"])
+    assert row["wins_low"] <= row["wins_diff"] <= row["wins_high"]
+
+
+def test_a_search_table_smoke():
+    (row,) = run_gauntlet("expert", 2, "standard", games=2, seed=0, tables=["search"])
+    assert row["opponents"] == ["search"] and row["games"] == 2
+    assert row["wins_diff"] == 0.0 and row["lives_diff"] == 0.0
+
+
+def test_the_summary_table_and_the_plot(expert_rows, tmp_path):
+    text = gauntlet_table(expert_rows)
+    lines = text.splitlines()
+    assert len(lines) == 2 + len(FAST)
+    assert lines[2].startswith("| expert | expert x2 | 6 | +0.0 [+0.0, +0.0] | +0.000 [+0.000, +0.000] |")
+    assert "held-out #0, held-out #1" in text
+    path = plot_gauntlet(expert_rows, tmp_path / "g.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_command_writes_a_results_folder_and_never_replaces_it(tmp_path):
+    out = tmp_path / "g"
+    args = ["--gauntlet", "greedy", "--seats", "3", "--games", "3", "--tables", "expert", "mixed_held_out"]
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *args, "--no-progress", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    files = {p.name for p in out.iterdir()} - {FolderLock.NAME}
+    assert files == {"gauntlet.md", "gauntlet.png", "results.json"}
+    results = json.loads((out / "results.json").read_text())
+    assert [t["table"] for t in results["tables"]] == ["expert", "mixed_held_out"]
+    assert results["config"]["candidate"] == "greedy" and results["config"]["seats"] == 3
+    assert "| expert | expert x2 | 3 |" in (out / "gauntlet.md").read_text()
+    # held-out members keep their numbers in the whole gauntlet (#0-#3 sit at held_out_a, _b)
+    assert "| mixed_held_out | held-out #4, expert | 3 |" in r.stdout
+    before = (out / "results.json").read_bytes()
+    with pytest.raises(SystemExit) as e:
+        evaluate.main([*args, "--out", str(out)])
+    assert e.value.code == 2
+    assert (out / "results.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--gauntlet", "nobody"], "unknown player 'nobody'"),
+        (["--gauntlet", "population:split=test"], "population option split='test'"),
+        (["--gauntlet", "greedy", "--seats", "1"], "--seats 1: num_players=1 is not allowed"),
+        (["--gauntlet", "greedy", "--seats", "10"], "--seats 10: num_players=10 is not allowed"),
+        (["--gauntlet", "greedy", "--rules", "blitz31", "--seats", "3"], "seats=4"),
+        (["--gauntlet", "greedy", "--games", "0"], "--games must be at least 1"),
+        (["--gauntlet", "greedy", "--seed", "-1"], "--seed must be a non-negative integer"),
+        (["--gauntlet", "greedy", "--tables", "experts"], "unknown gauntlet table 'experts' at 4 seats"),
+        (
+            ["--gauntlet", "greedy", "--seats", "2", "--tables", "mixed"],
+            "unknown gauntlet table 'mixed' at 2",
+        ),
+        (["--gauntlet", "greedy", "--tables", "expert", "expert"], "gauntlet tables named twice"),
+        (["--gauntlet", "greedy", "--record", "recs"], "--record belongs to tournaments"),
+        (["--players", "greedy", "greedy", "--seats", "3"], "--seats belongs to --gauntlet"),
+        (["--players", "greedy", "greedy", "--tables", "expert"], "--tables belongs to --gauntlet"),
+        (["--gauntlet", "greedy", "--players", "greedy"], "not allowed with argument"),
+        (["--gauntlet", "greedy", "--out", str(ROOT / "README.md")], "is not a results folder"),
+    ],
+)
+def test_bad_input_exits_2_before_any_game(args, message, capsys, tmp_path):
+    """Refused before the results folder is made (a run makes and locks it first)."""
+    out = [] if "--out" in args else ["--out", str(tmp_path / "never")]
+    with pytest.raises(SystemExit) as e:
+        evaluate.main([*args, "--no-progress", *out])
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "never").exists()
+
+
+def test_a_gauntlet_row_is_plain_json(expert_rows):
+    row = json.loads(json.dumps(expert_rows[0]))
+    assert row == expert_rows[0]
+    assert all(isinstance(v, int | float | str | list) for v in row.values())
+    assert not any(isinstance(v, np.generic) for v in expert_rows[0].values())
