@@ -110,3 +110,23 @@ def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
     _, _, anchored = policy.evaluate_actions(obs, actions, masks)
     kl = (plain - anchored) / 2.0
     assert (kl > 0).all() and abs(float(kl.mean().detach()) - policy.last_kl) < 1e-5
+
+
+def test_learning_curves_are_a_gauntlet_every_k_steps(tmp_path):
+    from agents.training.curves import curve_tables, read_curves
+
+    args = list(TINY)
+    args[args.index("--eval-every") + 1] = "0"
+    done = run_train(
+        "--run-name", "cv", "--runs-dir", str(tmp_path), *args, "--gauntlet-every", "256", "--gauntlet-games", "4",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = read_curves(tmp_path / "cv")
+    tables = curve_tables(4)
+    assert "search" not in tables and {"expert", "held_out_a"} <= set(tables)
+    points = sorted({r["timesteps"] for r in rows})
+    assert points[0] == 0 and points[-1] >= 512 and len(points) >= 3
+    for step in points:  # every table at every point, the same deals each time
+        assert sorted(r["table"] for r in rows if r["timesteps"] == step) == sorted(tables)
+    assert (tmp_path / "cv" / "learning_curves.png").stat().st_size > 10_000
+    assert "gauntlet/expert_wins_diff" in (tmp_path / "cv" / "logs" / "progress.csv").read_text()

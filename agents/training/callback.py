@@ -15,6 +15,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import NumpyPolicy
 from agents.training.config import TrainConfig
+from agents.training.curves import gauntlet_point, read_curves, write_curves
 from agents.training.envs import league_seats
 from agents.training.evaluations import (
     best_evaluation,
@@ -45,6 +46,7 @@ class RunCallback(BaseCallback):
         self.marks: dict[str, int] = {}
         self.seats: list[list[Any]] | None = None  # each game's league seats (a --league run)
         self.league: Any = None
+        self.curves: list[dict[str, Any]] = []  # the learning-curve gauntlet's rows so far
         self.evals = read_evaluations(self.run_dir)
         # the score to beat: that of the evaluation whose model best_model.zip holds
         has_best = (self.run_dir / "best_model.zip").exists()
@@ -66,10 +68,15 @@ class RunCallback(BaseCallback):
             self.marks[key] = self.num_timesteps // every
         if config.eval_every:
             self.marks["eval"] = self.num_timesteps // config.eval_every
+        if config.gauntlet_every:
+            self.marks["gauntlet"] = self.num_timesteps // config.gauntlet_every
+            self.curves = read_curves(self.run_dir, upto=self.num_timesteps)  # a resume drops later points
         if config.self_play > 0 and not any((self.run_dir / "pool").glob("*.npz")):
             self.snapshot()  # the initial policy: the pool is never empty
         if config.eval_every and self.num_timesteps == 0 and not self.evals:
             self.evaluate()  # where the curve starts (after any warm start)
+        if config.gauntlet_every and self.num_timesteps == 0 and not self.curves:
+            self.gauntlet()
         if self.progress:
             from tqdm import tqdm
 
@@ -90,6 +97,22 @@ class RunCallback(BaseCallback):
             old.unlink()
         if self.league is not None:
             self.league.refresh()
+
+    def gauntlet(self) -> None:
+        """One point of the learning curves (:mod:`agents.training.curves`): the small
+        gauntlet, in ``gauntlet.csv``, ``learning_curves.png`` and TensorBoard."""
+        path = self.run_dir / "gauntlet_policy.npz"
+        NumpyPolicy.from_sb3(self.model.policy).save(path)
+        rows = gauntlet_point(path, self.config, self.num_timesteps)
+        self.curves = [r for r in self.curves if r["timesteps"] != self.num_timesteps] + rows
+        write_curves(self.run_dir, self.curves)
+        for row in rows:
+            self.logger.record(f"gauntlet/{row['table']}_wins_diff", row["wins_diff"])
+            self.logger.record(f"gauntlet/{row['table']}_lives_diff", row["lives_diff"])
+        self._print(
+            f"gauntlet @ {self.num_timesteps:,} (wins / lives a round minus the expert's): "
+            + ", ".join(f"{r['table']} {r['wins_diff']:+.1%} / {r['lives_diff']:+.3f}" for r in rows)
+        )
 
     # -- the league -----------------------------------------------------------------
 
@@ -195,6 +218,8 @@ class RunCallback(BaseCallback):
             self.checkpoint()
         if config.eval_every and self._due("eval", config.eval_every):
             self.evaluate()
+        if config.gauntlet_every and self._due("gauntlet", config.gauntlet_every):
+            self.gauntlet()
         if config.time_limit and time.perf_counter() - self.started > config.time_limit:
             self._print(f"time limit of {config.time_limit:g}s reached at {self.num_timesteps:,} steps")
             return False

@@ -150,6 +150,12 @@ def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) ->
             callback.num_timesteps = model.num_timesteps
             callback.evaluate()  # the final policy is a candidate for the best model too
             model.logger.dump(model.num_timesteps)
+        if config.gauntlet_every and (
+            not callback.curves or callback.curves[-1]["timesteps"] != model.num_timesteps
+        ):
+            callback.num_timesteps = model.num_timesteps
+            callback.gauntlet()  # the curve's last point: the final policy
+            model.logger.dump(model.num_timesteps)
         callback.checkpoint()
         save_model(model, run_dir / "final_model.zip", config)
         if not (run_dir / "best_model.zip").exists():
