@@ -6,6 +6,8 @@ members differ in when they knock and what they pick up."""
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -292,3 +294,18 @@ def test_members_play_legally_at_the_variants_tables():
         players = [PopulationPlayer(m) for m in MEMBERS[2:6]]
         record = play_game(players, np.random.default_rng(5), preset)
         assert record.rounds
+
+
+def test_the_readme_documents_the_ranges():
+    """The README's population table gives every parameter's two intervals as the
+    code has them."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    documented: dict[str, tuple] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        names = re.findall(r"`(\w+)`", cells[0]) if len(cells) == 4 else []
+        if names and all(n in FIELDS for n in names):
+            train, held = (re.findall(r"\[([-\d.]+), ([-\d.]+)\]", c) for c in cells[2:])
+            for name, t, h in zip(names, train, held, strict=True):
+                documented[name] = (tuple(map(float, t)), tuple(map(float, h)))
+    assert documented == {n: (TRAIN_RANGES[n], HELD_OUT_RANGES[n]) for n in FIELDS}
