@@ -36,7 +36,8 @@ demo: $(STAMP)
 
 # The shipped agent's gauntlet (README, Evaluation): eight 4-seat tables, each played with
 # the agent and with expert in its seat on the same deals; GAUNTLET_GAMES games a table
-# (tables with search seats a tenth of them); results in results/standard-gauntlet_4p_ppo-s0.
+# (tables with search seats a tenth of them): about 4 minutes on 2 cores, most of it the search
+# table; results in results/standard-gauntlet_4p_ppo-s0 (-2, -3, ... after the first).
 GAUNTLET_GAMES ?= 400
 gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2

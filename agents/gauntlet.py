@@ -187,10 +187,18 @@ def run_gauntlet(
         config = TournamentConfig(
             (candidate_spec, *table.opponents), table.games(games), rules, seed, workers
         )
-        mine = _side(config, run_tournament(config, agents.from_spec, progress=progress))
+        mine = _side(config, _play(config, progress))
         base = _baseline(table.opponents, config.games, rules, seed, workers, progress)
         rows.append(table_row(table, config, mine, base, time.perf_counter() - start))
     return rows
+
+
+def _play(config: TournamentConfig, progress: Callable[[int], None] | None) -> list[GameOutcome]:
+    """The tournament's games, in work units small enough to keep every worker busy
+    (a search table's few deal sets would otherwise make one or two units; the games
+    do not depend on the units)."""
+    chunk = max(1, min(8, math.ceil(config.deal_sets / (4 * config.workers))))
+    return run_tournament(config, agents.from_spec, progress=progress, chunk=chunk)
 
 
 @dataclass(frozen=True)
@@ -234,7 +242,7 @@ def _baseline(
     key = (opponents, games, rules, seed)
     side = _BASELINES.get(key)
     if side is None:
-        side = _side(config, run_tournament(config, agents.from_spec, progress=progress))
+        side = _side(config, _play(config, progress))
         if len(_BASELINES) >= MAX_BASELINES:
             del _BASELINES[next(iter(_BASELINES))]
         _BASELINES[key] = side
@@ -339,8 +347,8 @@ def plot_gauntlet(rows: Sequence[dict[str, Any]], path: str | Path, title: str =
     y = np.arange(len(rows))[::-1]
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(rows) + 1.8), sharey=True)
     panels = (
-        ("wins", 100.0, "wins: candidate - expert (points)", True),
-        ("lives", 1.0, "lives lost a round: candidate - expert", False),
+        ("wins", 100.0, "wins: candidate - expert (points; right is better)", True),
+        ("lives", 1.0, "lives lost a round: candidate - expert (left is better)", False),
     )
     for ax, (key, scale, label, higher_better) in zip(axes, panels, strict=True):
         value = np.array([r[f"{key}_diff"] for r in rows], dtype=float) * scale

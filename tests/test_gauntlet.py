@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import agents
+from agents import gauntlet
 from agents.gauntlet import (
     GAUNTLET,
     HELD_OUT_SEED,
@@ -167,3 +168,12 @@ def test_a_gauntlet_row_is_plain_json(expert_rows):
     assert row == expert_rows[0]
     assert all(isinstance(v, int | float | str | list) for v in row.values())
     assert not any(isinstance(v, np.generic) for v in expert_rows[0].values())
+
+
+def test_rows_do_not_depend_on_the_workers():
+    def rows(workers: int) -> list[dict]:
+        gauntlet._BASELINES.clear()  # play the expert's side again too
+        out = run_gauntlet("greedy", 3, "standard", games=30, seed=4, workers=workers, tables=["greedy"])
+        return [{k: v for k, v in r.items() if k != "elapsed_s"} for r in out]
+
+    assert rows(1) == rows(2)
