@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import deal, disc, play
 from test_batched_players import TABLES, Recorder, _crafted
+from test_external_seats import _play_both
 
 import agents
 from agents.expert import ExpertPlayer
@@ -309,3 +310,10 @@ def test_the_readme_documents_the_ranges():
             for name, t, h in zip(names, train, held, strict=True):
                 documented[name] = (tuple(map(float, t)), tuple(map(float, h)))
     assert documented == {n: (TRAIN_RANGES[n], HELD_OUT_RANGES[n]) for n in FIELDS}
+
+
+def test_members_at_the_vector_envs_external_seats_play_the_single_envs_games():
+    """Shared members (one object for every game, asked with act_batch) at the batched
+    env: the very games of one single env per game."""
+    players = [PopulationPlayer(m) for m in MEMBERS[3:6]]
+    assert _play_both(4, "standard", lambda: players, games=6, steps=300) > 5
