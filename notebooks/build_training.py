@@ -20,8 +20,10 @@ md("""# Training a player: learning curves and how it plays
 This notebook reads a run folder written by `train.py` and shows
 
 1. **learning curves**: the periodic ladder evaluation (`evaluations.csv`: win rate and
-   lives lost per round against three copies of each heuristic, with 95% intervals) and
-   the training log (`logs/progress.csv`: mean episode reward);
+   lives lost per round against copies of each heuristic, with 95% intervals), the
+   training log (`logs/progress.csv`: mean episode reward) and, for a run with
+   `--gauntlet-every`, the small gauntlet (`gauntlet.csv`: wins and lives a round against
+   `expert` in the same seat, per table);
 2. **how the agent plays** next to the heuristics: its knock-timing profile (hand value
    and own turn at the knock, knock success) and its suit switches by turn, from a
    tournament with duplicate deals.
@@ -88,6 +90,23 @@ for ax in (a1, a2):
     ax.legend(fontsize=8)
 fig.tight_layout()
 evals.tail(len(evals["opponent"].unique()))""")
+
+md("""### The gauntlet during training
+
+A run with `--gauntlet-every K` plays the small gauntlet every K steps (its tables but
+the `search` ones, the same seeded deals each time): the paired difference against
+`expert` in the same seat, per table, drawn by `train.py` as `learning_curves.png`.""")
+
+code("""from IPython.display import Image, display
+
+from agents.training.curves import CURVES_PNG, read_curves
+
+curves = pd.DataFrame(read_curves(RUN))
+if curves.empty:
+    print("this run played no gauntlet (train.py --gauntlet-every K draws these curves)")
+else:
+    display(Image(filename=str(RUN / CURVES_PNG)))
+    display(curves[curves["timesteps"] == curves["timesteps"].max()].set_index("table").round(3))""")
 
 md("""## 2. How the agent plays, next to the heuristics
 
