@@ -65,7 +65,10 @@ def write_results(
 
 #: Every name a results folder of ours holds (with the run's lock and the atomic
 #: writer's temporary files): a folder holding only these may be written again.
-RESULT_FILES = frozenset({"results.json", "games.csv", FolderLock.NAME, *PLOTS})
+#: (``gauntlet.md`` and ``gauntlet.png``: what ``evaluate.py --gauntlet`` writes beside them)
+RESULT_FILES = frozenset(
+    {"results.json", "games.csv", "gauntlet.md", "gauntlet.png", FolderLock.NAME, *PLOTS}
+)
 
 
 def check_out_dir(out_dir: Path) -> None:
