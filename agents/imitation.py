@@ -32,7 +32,7 @@ import numpy as np
 from thirtyone_env.game.actions import KNOCK
 from thirtyone_env.game.engine import GameState
 from thirtyone_env.game.views import player_view
-from thirtyone_env.harness.driver import encodings_of, player_move, reset_players, rollout_value
+from thirtyone_env.harness.driver import check_seated, encodings_of, player_move, reset_players, rollout_value
 
 
 @dataclass
@@ -210,6 +210,7 @@ def collect(
     alt_buf = np.zeros(decisions, dtype=np.int64)
     rng = np.random.default_rng(seed)
     players = [teacher] if behaviour is None else [teacher, behaviour]
+    check_seated(players, base.num_players, base.rules)
     n = 0
     obs, info = env.reset(seed=seed)
     while n < decisions:

@@ -32,6 +32,7 @@ import numpy as np
 
 import agents
 from agents.ppo import PolicyPlayer, load_policy
+from thirtyone_env.harness.driver import check_seated
 
 #: The learner's name in the league's ratings.
 LEARNER = "learner"
@@ -223,6 +224,11 @@ class LeagueSeat:
         first = self.league.heuristics[0] if self.league.heuristics else (None, None)
         self.label, self.current = first
         self.previous: str | None = None  #: the member of the episode before this one
+
+    def check_table(self, num_players: int, rules: Any) -> None:
+        """Tell the league's built-in members the table (the zoo's ``ppo`` picks its
+        model there; a model for another table is refused)."""
+        check_seated([player for _, player in self.league.heuristics], num_players, rules)
 
     def delegate(self) -> Any:
         """The player deciding for this seat until the next ``reset``."""

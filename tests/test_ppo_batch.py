@@ -17,7 +17,7 @@ DECISIONS = 3000
 
 @pytest.fixture(scope="module")
 def shipped() -> PPOPlayer:
-    return PPOPlayer()
+    return PPOPlayer(str(SHIPPED_MODEL))
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_a_near_tie_goes_to_the_exactly_higher_logit_in_any_batch():
 
 def test_sampling_draws_legal_actions_reproducibly_with_the_policys_odds(shipped, played):
     observations, masks = played
-    sampler = PPOPlayer(deterministic=False)
+    sampler = PPOPlayer(str(SHIPPED_MODEL), deterministic=False)
     sampler.reset(np.random.default_rng(7))
     first = sampler.act_batch(observations, masks)
     assert masks[np.arange(DECISIONS), first].all()
@@ -109,7 +109,10 @@ def test_sampling_draws_legal_actions_reproducibly_with_the_policys_odds(shipped
     np.testing.assert_array_equal(sampler.act_batch(observations, masks), first)
     assert (sampler.act_batch(observations, masks) != first).any()  # the generator goes on
     # one game alone draws the same as a batch of one, from the same generator
-    alone, batch = PPOPlayer(deterministic=False), PPOPlayer(deterministic=False)
+    alone, batch = (
+        PPOPlayer(str(SHIPPED_MODEL), deterministic=False),
+        PPOPlayer(str(SHIPPED_MODEL), deterministic=False),
+    )
     alone.reset(np.random.default_rng(3))
     batch.reset(np.random.default_rng(3))
     for o, m in zip(observations[:200], masks[:200], strict=True):

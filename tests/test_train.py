@@ -17,7 +17,7 @@ from train_helpers import ROOT, TINY, WARM, run_train
 
 import agents
 from agents.league import LeagueSeat, SnapshotPlayer
-from agents.ppo import NumpyPolicy, PPOPlayer, load_policy
+from agents.ppo import SHIPPED_MODEL, NumpyPolicy, PPOPlayer, load_policy
 from agents.training import collection
 from agents.training.config import TrainConfig
 from thirtyone_env import ThirtyOneEnv
@@ -272,7 +272,7 @@ def test_train_runs_on_a_table_variant(tmp_path):
 
 def test_a_model_at_the_wrong_table_is_refused_before_play():
     r = subprocess.run(
-        [sys.executable, str(ROOT / "evaluate.py"), "--players", "ppo", "expert", "expert", "--games", "3"],
+        [sys.executable, str(ROOT / "evaluate.py"), "--players", f"ppo:path={SHIPPED_MODEL}", "expert", "expert", "--games", "3"],
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert r.returncode == 2 and "trained for another table" in r.stderr and "Traceback" not in r.stderr
@@ -282,7 +282,7 @@ def test_a_model_at_the_wrong_table_is_refused_before_play():
     )  # fmt: skip
     assert r.returncode == 0  # four players: the shipped agent fits
     r = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--opponents", "ppo", "expert", "expert", "--rules", "switch"],
+        [sys.executable, "-m", "agents.play", "--opponents", f"ppo:path={SHIPPED_MODEL}", "expert", "expert", "--rules", "switch"],
         input="", capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert r.returncode == 2 and "trained for another table" in r.stderr

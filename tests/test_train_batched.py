@@ -65,7 +65,7 @@ def test_batched_evaluation_counts_the_single_env_games(tmp_path):
     config = TrainConfig(runs_dir=str(tmp_path))
     games, seed = 24, 5
     row = evaluate_batched(Path(SHIPPED_MODEL), config, "greedy", games, seed)
-    learner = PPOPlayer()
+    learner = PPOPlayer(str(SHIPPED_MODEL))
     won, lost, rounds = [], 0, 0
     for j in range(games):
         env = ThirtyOneEnv(4, "standard", [GreedyPolicy() for _ in range(3)])

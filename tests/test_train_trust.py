@@ -21,6 +21,7 @@ import pytest
 from train_helpers import ROOT, TINY, WARM
 
 from agents.imitation import Demonstrations
+from agents.ppo import SHIPPED_MODEL
 from agents.training import cli, collection
 from agents.training.config import TrainConfig
 from agents.training.envs import make_vec, observation_shape
@@ -184,7 +185,11 @@ def test_two_processes_on_one_run_folder(tmp_path):
         (["--n-envs", "100000"], "n_envs=100000: at most 65,536"),
         (["--vec-env", "subproc", "--n-envs", "1000"], "n_envs=1000: at most 256 with the subproc"),
         (["--opponents", "os:getcwd"], "getcwd returned an object of type str"),
-        (["--players", "3", "--eval-opponents", "ppo"], "trained for another table"),
+        (["--players", "3", "--eval-opponents", f"ppo:path={SHIPPED_MODEL}"], "trained for another table"),
+        (
+            ["--players", "3", "--rules", "pagat", "--opponents", "ppo"],
+            "no zoo model for 3 players with rules 'pagat'",
+        ),
     ],
 )
 def test_bad_options_exit_2_before_any_folder(args, message, tmp_path, capsys):

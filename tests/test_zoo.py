@@ -230,3 +230,20 @@ def test_with_description_adds_the_table_and_keeps_every_entry(foreign):
     assert all(np.array_equal(x, y) for (x, _), (y, _) in zip(a.layers, b.layers, strict=True))
     with pytest.raises(ValueError, match="already has a thirtyone.json"):
         with_description(described, table_of(3, Rules.preset("cut_throat")))
+
+
+def test_the_vector_env_tells_its_players_the_table(three_zoo):
+    """Shared players and players made per game, in the kernels' external seats."""
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+
+    shared = agents.make("ppo")
+    vec = ThirtyOneVectorEnv(8, 4, "blitz31", opponents=[shared, "greedy", "greedy"], seat=0)
+    assert vec.compiled and shared.path == str(three_zoo / "b4.zip")
+    vec.reset(seed=0)
+    for _ in range(30):
+        vec.step(vec.action_masks().argmax(axis=1))
+    made = ThirtyOneVectorEnv(4, 3, "cut_throat", opponents=lambda: [agents.make("ppo"), GreedyPolicy()])
+    made.reset(seed=0)
+    made.step(made.action_masks().argmax(axis=1))
+    with pytest.raises(ValueError, match="no zoo model for 3 players with rules 'pagat'"):
+        ThirtyOneVectorEnv(4, 3, "pagat", opponents=agents.make("ppo"))

@@ -53,6 +53,7 @@ from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import IllegalActionError
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.driver import check_seated
 
 
 def batchable(rules: Rules) -> bool:
@@ -110,6 +111,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self._fallback: list[ThirtyOneEnv] | None = None
         self.games: KernelGames | None = None
         players = seat_players(opponents, n - 1, num_envs)
+        check_seated((p for row in players for p in row), n, self.rules)
         if not batchable(self.rules):
             self._fallback = [
                 ThirtyOneEnv(n, self.rules, self._fallback_opponents(row), seat, episode, reward)
