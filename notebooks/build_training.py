@@ -132,16 +132,18 @@ table = []
 for i, p in enumerate(names):
     mine = [r for r in rows if r[4] == i]
     knocks = [r for r in mine if r[12]]
-    table.append({
-        "player": p,
-        "win rate": wins[i],
-        "lives lost/round": np.mean([r[7] for r in mine]),
-        "knocks/round": len(knocks) / len(mine),
-        "value at knock": np.mean([r[13] for r in knocks]) if knocks else np.nan,
-        "turn at knock": np.mean([r[14] for r in knocks]) if knocks else np.nan,
-        "knock success": np.mean([r[15] for r in knocks]) if knocks else np.nan,
-        "switches/round": np.mean([r[17] for r in mine]),
-    })
+    table.append(
+        {
+            "player": p,
+            "win rate": wins[i],
+            "lives lost/round": np.mean([r[7] for r in mine]),
+            "knocks/round": len(knocks) / len(mine),
+            "value at knock": np.mean([r[13] for r in knocks]) if knocks else np.nan,
+            "turn at knock": np.mean([r[14] for r in knocks]) if knocks else np.nan,
+            "knock success": np.mean([r[15] for r in knocks]) if knocks else np.nan,
+            "switches/round": np.mean([r[17] for r in mine]),
+        }
+    )
 pd.DataFrame(table).set_index("player").round(3)""")
 
 code("""fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 4))
