@@ -101,23 +101,12 @@ def checked_actions(owner: str, actions: np.ndarray) -> np.ndarray:
 def _low_card(m: int) -> int:
     """Index of the lowest set bit of ``m`` (``m != 0``): the lowest card of a mask."""
     c = 0
-    if (m & 0xFFFFFFFF) == 0:
-        m >>= 32
-        c += 32
-    if (m & 0xFFFF) == 0:
-        m >>= 16
-        c += 16
-    if (m & 0xFF) == 0:
-        m >>= 8
-        c += 8
-    if (m & 0xF) == 0:
-        m >>= 4
-        c += 4
-    if (m & 0x3) == 0:
-        m >>= 2
-        c += 2
-    if (m & 0x1) == 0:
-        c += 1
+    shift = 32
+    while shift:  # halve the window each time: 32, 16, 8, 4, 2, 1 bits
+        if (m & ((1 << shift) - 1)) == 0:
+            m >>= shift
+            c += shift
+        shift >>= 1
     return c
 
 
@@ -435,32 +424,34 @@ def _beats(k0, k1, k2, b0, b1, b2):
     return k2 > b2
 
 
+@njit(cache=True, inline="always")
+def _best_keyed(k, masks, cards, keys):
+    """The legal discard among the sorted ``cards`` whose row of ``keys`` is largest,
+    field by field (the players' ``max`` over key tuples: the first card in sorted
+    order on ties); -1 if none is legal."""
+    best = -1
+    for i in range(4):
+        if not masks[k, DISCARD_BASE + cards[i]]:
+            continue
+        if best < 0 or _beats(
+            keys[i, 0], keys[i, 1], keys[i, 2], keys[best, 0], keys[best, 1], keys[best, 2]
+        ):
+            best = i
+    return -1 if best < 0 else DISCARD_BASE + cards[best]
+
+
 @njit(cache=True)
 def _last_discard(k, hand, masks, seat, nxt, known, lose, vbin, value, feed_weight, cards):
     """``ExpertPlayer._last_discard`` for row ``k``: the largest key
     ``(-chance of losing, -feeding penalty, value)``, compared field by field."""
     _sorted4(hand, k, cards)
-    have = False
-    b0 = 0.0
-    b1 = 0.0
-    b2 = 0.0
-    best_action = -1
+    keys = np.empty((4, 3))
     for i in range(4):
-        card = cards[i]
-        action = DISCARD_BASE + card
-        if not masks[k, action]:
-            continue
-        idx = _kept(hand, k, card)
-        k0 = -lose[vbin[idx]]
-        k1 = -_feed_penalty(card, nxt, seat, known[k], feed_weight)
-        k2 = value[idx]
-        if not have or _beats(k0, k1, k2, b0, b1, b2):
-            have = True
-            b0 = k0
-            b1 = k1
-            b2 = k2
-            best_action = action
-    return best_action
+        idx = _kept(hand, k, cards[i])
+        keys[i, 0] = -lose[vbin[idx]]
+        keys[i, 1] = -_feed_penalty(cards[i], nxt, seat, known[k], feed_weight)
+        keys[i, 2] = value[idx]
+    return _best_keyed(k, masks, cards, keys)
 
 
 @njit(cache=True)
@@ -572,26 +563,13 @@ def _blitz31_discard(k, hand, masks, values, cards):
     master-suit card, minus the card's points), first in sorted order on ties."""
     master = _master_suit(hand, k, 4)
     _sorted4(hand, k, cards)
-    have = False
-    b0 = 0.0
-    b1 = 0.0
-    b2 = 0.0
-    best_action = -1
+    keys = np.empty((4, 3))
     for i in range(4):
         c = cards[i]
-        action = DISCARD_BASE + c
-        if not masks[k, action]:
-            continue
-        k0 = values[_kept(hand, k, c)]
-        k1 = 1.0 if c // 13 != master else 0.0
-        k2 = -float(CARD_POINTS[c])
-        if not have or _beats(k0, k1, k2, b0, b1, b2):
-            have = True
-            b0 = k0
-            b1 = k1
-            b2 = k2
-            best_action = action
-    return best_action
+        keys[i, 0] = values[_kept(hand, k, c)]
+        keys[i, 1] = 1.0 if c // 13 != master else 0.0
+        keys[i, 2] = -float(CARD_POINTS[c])
+    return _best_keyed(k, masks, cards, keys)
 
 
 @njit(cache=True)

@@ -51,7 +51,7 @@ from numba import njit
 from agents.blitz31 import master_suit
 from agents.expert_batch import (
     CARD_POINTS,
-    _beats,
+    _best_keyed,
     _kept,
     _master_suit,
     _no_legal,
@@ -386,31 +386,19 @@ def _population_discard(k, hand, masks, values, fparams, fed, cards):
         if masks[k, DISCARD_BASE + cards[i]]:
             best_kept = max(best_kept, values[_kept(hand, k, cards[i])])
     floor = best_kept - fparams[P_KEEP_MARGIN]
-    have = False
-    b0 = 0.0
-    b1 = 0.0
-    b2 = 0.0
-    best_action = -1
+    keys = np.empty((4, 3))
     for i in range(4):
         card = cards[i]
-        action = DISCARD_BASE + card
-        if not masks[k, action]:
-            continue
         kept = values[_kept(hand, k, card)]
         suit = card // 13
-        habit = (
+        keys[i, 0] = 1.0 if kept >= floor else 0.0
+        keys[i, 1] = (
             (fparams[P_KEEP_SUIT] if suit != master else 0.0)
             - fparams[P_KEEP_HIGH] * CARD_POINTS[card]
             - (fparams[P_FEED_CARE] if (fed >> suit) & 1 else 0.0)
         )
-        k0 = 1.0 if kept >= floor else 0.0
-        if not have or _beats(k0, habit, kept, b0, b1, b2):
-            have = True
-            b0 = k0
-            b1 = habit
-            b2 = kept
-            best_action = action
-    return best_action
+        keys[i, 2] = kept
+    return _best_keyed(k, masks, cards, keys)
 
 
 @njit(cache=True)

@@ -850,55 +850,15 @@ OFFSETS = (
 
 @njit(cache=True)
 def step_encode(
-    g,
-    seat_i,
-    hands,
-    stock,
-    pile,
-    known,
-    disc_seat,
-    disc_order,
-    disc_log,
-    R,
-    rs,
-    t,
-    deck,
-    opp_kind,
-    opp_knock2,
-    rew,
-    pending,
-    actions,
-    illegal,
-    done,
-    off,
-    scale,
-    obs,
-    mask_out,
-):
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, pending, actions, illegal, done, off, scale, obs, mask_out,
+):  # fmt: skip
     """:func:`step_games`, then every game's observation and mask, in one call (each
     kernel call costs a few microseconds of argument checks: this matters for one game)."""
     step_games(
-        g,
-        seat_i,
-        hands,
-        stock,
-        pile,
-        known,
-        disc_seat,
-        disc_order,
-        disc_log,
-        R,
-        rs,
-        t,
-        deck,
-        opp_kind,
-        opp_knock2,
-        rew,
-        pending,
-        actions,
-        illegal,
-        done,
-    )
+        g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+        rew, pending, actions, illegal, done,
+    )  # fmt: skip
     encode(
         g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck, off, scale, np.arange(g.shape[0]), G_SEAT,
         obs, False,
