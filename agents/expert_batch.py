@@ -174,10 +174,7 @@ def _floor_bin(m, vbin):
     a = -1
     b = -1
     n = 0
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    s3 = 0
+    sums = np.zeros(4, dtype=np.int64)  # card points per suit
     while m != 0:
         c = _low_card(m)
         m &= m - 1
@@ -188,17 +185,8 @@ def _floor_bin(m, vbin):
         else:
             return vbin[a * PAIR_STRIDE + b * NUM_CARDS + c]
         n += 1
-        v = CARD_POINTS[c]
-        s = c // 13
-        if s == 0:
-            s0 += v
-        elif s == 1:
-            s1 += v
-        elif s == 2:
-            s2 += v
-        else:
-            s3 += v
-    return 2 * max(max(s0, s1), max(s2, s3))
+        sums[c // 13] += CARD_POINTS[c]
+    return 2 * sums.max()
 
 
 @njit(cache=True)
@@ -530,30 +518,13 @@ def expert_kernel(
 @njit(cache=True)
 def _master_suit(hand, k, count):
     """``blitz31.master_suit`` of row ``k``'s first ``count`` cards (ties: higher suit)."""
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    s3 = 0
+    sums = np.zeros(4, dtype=np.int64)
     for i in range(count):
-        c = hand[k, i]
-        v = CARD_POINTS[c]
-        s = c // 13
-        if s == 0:
-            s0 += v
-        elif s == 1:
-            s1 += v
-        elif s == 2:
-            s2 += v
-        else:
-            s3 += v
+        sums[hand[k, i] // 13] += CARD_POINTS[hand[k, i]]
     best = 0
-    best_sum = s0
-    if s1 >= best_sum:
-        best, best_sum = 1, s1
-    if s2 >= best_sum:
-        best, best_sum = 2, s2
-    if s3 >= best_sum:
-        best, best_sum = 3, s3
+    for suit in range(1, 4):
+        if sums[suit] >= sums[best]:
+            best = suit
     return best
 
 
