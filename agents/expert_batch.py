@@ -272,15 +272,19 @@ def _should_knock(k, after, na, hand, known, turns, lives, seat, vbin, ge, fpara
     return loss < threshold
 
 
+@njit(cache=True, inline="always")
+def _pairs(hand, k):
+    """The lookup offsets of row ``k``'s three cards a, b, c taken two at a time: a
+    triple's index is ``ab + c``, ``ac + x * NUM_CARDS`` or ``x * PAIR_STRIDE + bc``
+    with a fourth card ``x`` in the missing place (and ``c`` itself)."""
+    a, b, c = hand[k, 0], hand[k, 1], hand[k, 2]
+    return a * PAIR_STRIDE + b * NUM_CARDS, a * PAIR_STRIDE + c, b * NUM_CARDS + c, c
+
+
 @njit(cache=True)
 def _draw(k, hand, top, masks, unseen, pot, allow_return):
     """``ExpertPlayer._draw`` for row ``k`` (``unseen``: its unseen-card mask)."""
-    a = hand[k, 0]
-    b = hand[k, 1]
-    c = hand[k, 2]
-    ab = a * PAIR_STRIDE + b * NUM_CARDS
-    ac = a * PAIR_STRIDE + c
-    bc = b * NUM_CARDS + c
+    ab, ac, bc, c = _pairs(hand, k)
     now = pot[ab + c]
     take = -1.0
     if top >= 0 and masks[k, TAKE_DISCARD]:
@@ -354,12 +358,7 @@ def _lose_table(k, after, na, knocker, known, turns, vbin, ge, iparams, lose, sc
 @njit(cache=True)
 def _last_draw(k, hand, top, masks, unseen, lose, vbin, allow_return):
     """``ExpertPlayer._last_draw`` for row ``k``: ``min`` over (chance, action)."""
-    a = hand[k, 0]
-    b = hand[k, 1]
-    c = hand[k, 2]
-    ab = a * PAIR_STRIDE + b * NUM_CARDS
-    ac = a * PAIR_STRIDE + c
-    bc = b * NUM_CARDS + c
+    ab, ac, bc, c = _pairs(hand, k)
     now = lose[vbin[ab + c]]
     best = 0.0
     best_action = -1
