@@ -251,3 +251,27 @@ def test_cli_runs_every_variant_preset(rules, tmp_path):
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / rules / "results.json").read_text())
     assert data["config"]["rules"] == rules
+
+
+def test_plots_of_brag_ranked_knocks_bin_the_ranks_and_warn_nothing(tmp_path):
+    """Stop the Bus scores hands by Brag rank (thousands, not 0-31): the knock plots bin
+    the ranks seen, so every knock lands in a bin, and matplotlib and numpy warn nothing."""
+    import warnings
+
+    from thirtyone_env.harness.report import _value_bins, write_plots
+
+    config = TournamentConfig(
+        ("expert", "greedy", "greedy", "greedy"), games=40, seed=2, rules="stop_the_bus"
+    )
+    games = run_tournament(config, agents.from_spec)
+    values = [row[13] for g in games for row in g.rows if row[12]]
+    assert values and max(values) > 31
+    bins, unit = _value_bins(values)
+    assert unit == "hand rank (Brag)" and bins[0] <= min(values) and max(values) < bins[-1]
+    assert np.histogram(values, bins=bins)[0].sum() == len(values)
+    assert _value_bins([12.0, 31.0])[1] == "hand value"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_plots(tmp_path, config, games)
+    for png in ("knock_values.png", "knock_success.png", "suit_switches_by_turn.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -162,35 +162,37 @@ def write_plots(folder: Path, config: TournamentConfig, games: list[GameOutcome]
         draws += np.asarray(g.draws_by_turn)
         switches += np.asarray(g.switches_by_turn)
 
-    bins = np.arange(0, 33) - 0.5
+    values = [v for vals in knock_vals for v in vals]
+    bins, unit = _value_bins(values)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for i in range(n):
         if knock_vals[i]:
             ax.hist(knock_vals[i], bins=bins, histtype="step", density=True, linewidth=1.8, label=labels[i])
-    ax.set(xlabel="hand value at the knock", ylabel="share of the player's knocks", title="Knock values")
-    ax.legend()
+    ax.set(xlabel=f"{unit} at the knock", ylabel="share of the player's knocks", title="Knock values")
+    _legend(ax, "no knocks")
     fig.tight_layout()
     _save_png(fig, folder / PLOTS[0])
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for i in range(n):
-        v = np.asarray(knock_vals[i])
-        ok = np.asarray(knock_ok[i])
+        v = np.asarray(knock_vals[i], dtype=float)
+        ok = np.asarray(knock_ok[i], dtype=bool)
+        which = np.digitize(v, bins) - 1
         xs, ys = [], []
-        for value in range(0, 32):
-            sel = (v >= value - 0.5) & (v < value + 0.5)
+        for b in range(len(bins) - 1):
+            sel = which == b
             if sel.sum() >= 20:
-                xs.append(value)
+                xs.append((bins[b] + bins[b + 1]) / 2)
                 ys.append(ok[sel].mean())
         if xs:
             ax.plot(xs, ys, marker="o", label=labels[i])
     ax.set(
-        xlabel="hand value at the knock",
+        xlabel=f"{unit} at the knock",
         ylabel="knock success (lost no life)",
         title="Knock success by hand value (values with at least 20 knocks)",
         ylim=(0, 1.02),
     )
-    ax.legend()
+    _legend(ax, "fewer than 20 knocks at every value")
     fig.tight_layout()
     _save_png(fig, folder / PLOTS[1])
 
@@ -205,9 +207,28 @@ def write_plots(folder: Path, config: TournamentConfig, games: list[GameOutcome]
         ylabel="suit switches per draw turn",
         title="Suit switches by turn (turns with at least 20 draws)",
     )
-    ax.legend()
+    _legend(ax, "fewer than 20 draws at every turn")
     fig.tight_layout()
     _save_png(fig, folder / PLOTS[2])
+
+
+def _value_bins(values: list[float]) -> tuple[np.ndarray, str]:
+    """Histogram bins for knock values and the axis's name: one bin per point of the
+    0-31 scale, or (Brag ranking, whose hand ranks run into the thousands) 30 equal
+    bins over the ranks seen."""
+    if not values or max(values) <= 31:
+        return np.arange(0, 33) - 0.5, "hand value"
+    low, high = min(values), max(values)
+    return np.linspace(low, high + 1, 31), "hand rank (Brag)"
+
+
+def _legend(ax: Any, empty: str) -> None:
+    """A legend of the plotted players, or a note saying why nothing is plotted (an
+    empty legend is a matplotlib warning, and an empty plot without a word puzzles)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    else:
+        ax.text(0.5, 0.5, empty, ha="center", va="center", transform=ax.transAxes)
 
 
 def _save_png(fig: Any, path: Path) -> None:
