@@ -7,9 +7,10 @@ hands each opponent its generator through ``reset(rng)``, so the draws are the r
 
 - with probability ``self_play`` (once the pool holds a snapshot) one of the newest
   ``pool_size`` snapshots in ``pool_dir`` (``*.npz`` written by ``train.py``), else one of
-  the heuristics: the ``specs`` (built-in players) and the ``population`` members
+  the heuristics: with probability ``population_share`` a ``population`` member
   (:mod:`agents.populations`: heuristics with randomised knock, pickup and discard
-  habits, drawn from the run's seed);
+  habits, drawn from the run's seed), else one of the ``specs`` (built-in players), so
+  a population of sixteen does not crowd out the three built-ins it sits beside;
 - within each kind, by prioritised fictitious self-play when ``pfsp_power`` > 0: a
   member the learner scores less against is drawn more often, weight
   ``(1 - p) ** pfsp_power`` with ``p`` the learner's smoothed win share against it
@@ -59,6 +60,8 @@ class League:
         deterministic: snapshots play their argmax (else sample).
         population: extra heuristic members as ``(label, player)`` pairs.
         pfsp_power: prioritised fictitious self-play's exponent (0: uniform draws).
+        population_share: share of the heuristic draws that take a population member
+            when there are both kinds (``None``: by head count, as one pool).
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class League:
         deterministic: bool = True,
         population: list[tuple[str, Any]] | None = None,
         pfsp_power: float = 0.0,
+        population_share: float | None = None,
     ) -> None:
         if not 0.0 <= self_play <= 1.0:
             raise ValueError(f"self_play={self_play!r} must be a share in [0, 1]")
@@ -77,6 +81,9 @@ class League:
             raise ValueError("a league needs built-in players, a population or a self-play pool")
         if pfsp_power < 0:
             raise ValueError(f"pfsp_power={pfsp_power!r} must be 0 or more")
+        if population_share is not None and not 0.0 <= population_share <= 1.0:
+            raise ValueError(f"population_share={population_share!r} must be a share in [0, 1]")
+        self.population_share = population_share
         self.heuristics: list[tuple[str, Any]] = [(s, agents.from_spec(s)) for s in specs]
         self.heuristics += list(population or [])
         self.kinds = {label: "builtin" for label in specs}
@@ -132,7 +139,12 @@ class League:
             return self._snapshot(path)
         if not self.heuristics:
             raise ValueError(f"the self-play pool {self.pool_dir} holds no snapshot yet")
-        return self.heuristics[self._pick(rng, [label for label, _ in self.heuristics])]
+        members = self.heuristics
+        kinds = {self.kinds[label] for label, _ in members}
+        if self.population_share is not None and len(kinds) == 2:
+            kind = "population" if rng.random() < self.population_share else "builtin"
+            members = [m for m in members if self.kinds[m[0]] == kind]
+        return members[self._pick(rng, [label for label, _ in members])]
 
     def _pick(self, rng: np.random.Generator, labels: list[str]) -> int:
         """An index into ``labels``: uniform, or weighted by PFSP."""

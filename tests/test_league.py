@@ -130,3 +130,50 @@ def test_learning_curves_are_a_gauntlet_every_k_steps(tmp_path):
         assert sorted(r["table"] for r in rows if r["timesteps"] == step) == sorted(tables)
     assert (tmp_path / "cv" / "learning_curves.png").stat().st_size > 10_000
     assert "gauntlet/expert_wins_diff" in (tmp_path / "cv" / "logs" / "progress.csv").read_text()
+
+
+def test_population_share_splits_the_heuristic_draws_between_the_two_kinds():
+    """Sixteen population members beside one built-in: by head count the built-in sits
+    in 1 seat of 17; with ``population_share`` 0.25 it takes three draws in four."""
+    population = [(f"pop{k}", object()) for k in range(16)]
+    rng = np.random.default_rng(3)
+    plain = League(["expert"], population=population)
+    share = sum(plain.draw(rng)[0] == "expert" for _ in range(3400)) / 3400
+    assert abs(share - 1 / 17) < 0.02
+    split = League(["expert"], population=population, population_share=0.25)
+    share = sum(split.draw(rng)[0] == "expert" for _ in range(4000)) / 4000
+    assert abs(share - 0.75) < 0.03
+    only = League(["expert", "greedy"], population_share=0.9)  # one kind: the share does not apply
+    assert {only.draw(rng)[0] for _ in range(50)} == {"expert", "greedy"}
+    with pytest.raises(ValueError, match="population_share"):
+        League(["expert"], population=population, population_share=1.5)
+    with pytest.raises(ValueError, match="league_population_share"):
+        TrainConfig(league_population_share=-0.1)
+    with pytest.raises(ValueError, match="vf_warmup"):
+        TrainConfig(vf_warmup=-1)
+
+
+def test_the_value_warm_up_trains_the_critic_and_leaves_the_actor_as_it_was(tmp_path):
+    """``--vf-warmup`` beyond the run's steps: the saved actor is the initial one (the
+    warm start's), the critic has moved."""
+    from agents.ppo import load_policy
+    from agents.training.anchor import freeze_actor, policy_parameters
+
+    args = list(TINY)
+    args[args.index("--eval-every") + 1] = "0"
+    done = run_train("--run-name", "vw", "--runs-dir", str(tmp_path), *args, "--vf-warmup", "100000")
+    assert done.returncode == 0, done.stderr
+    first = load_policy(tmp_path / "vw" / "checkpoints" / "ckpt_000000000256.zip")
+    last = load_policy(tmp_path / "vw" / "final_model.zip")
+    for (w0, b0), (w1, b1) in zip([*first.layers, first.head], [*last.layers, last.head], strict=True):
+        assert np.array_equal(w0, w1) and np.array_equal(b0, b1)
+    from sb3_contrib import MaskablePPO
+
+    a = MaskablePPO.load(tmp_path / "vw" / "checkpoints" / "ckpt_000000000256.zip", device="cpu")
+    b = MaskablePPO.load(tmp_path / "vw" / "final_model.zip", device="cpu")
+    va, vb = (m.policy.value_net.weight.detach() for m in (a, b))
+    assert not th.equal(va, vb)  # the critic learned
+    log = (tmp_path / "vw" / "logs" / "progress.csv").read_text()
+    assert "train/actor_frozen" in log
+    freeze_actor(b.policy, False)
+    assert all(p.requires_grad for p in policy_parameters(b.policy))

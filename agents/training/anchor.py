@@ -45,6 +45,22 @@ def torch_actor(policy: NumpyPolicy) -> nn.Module:
     return net.eval()
 
 
+def policy_parameters(policy: MaskableActorCriticPolicy) -> list[nn.Parameter]:
+    """The parameters of the actor alone (its hidden layers and action head; the
+    critic's and any shared extractor's are left out)."""
+    actor = [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
+    if not policy.share_features_extractor:
+        actor += list(policy.pi_features_extractor.parameters())
+    return actor
+
+
+def freeze_actor(policy: MaskableActorCriticPolicy, frozen: bool) -> None:
+    """Stop (or resume) training the actor: with it frozen PPO's updates move the value
+    function only (the value warm-up, ``--vf-warmup``)."""
+    for p in policy_parameters(policy):
+        p.requires_grad_(not frozen)
+
+
 class AnchoredPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy with a KL penalty toward a frozen anchor policy (see the
     module doc); without an anchor (or with a zero weight) it is the plain policy."""

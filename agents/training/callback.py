@@ -14,6 +14,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import NumpyPolicy
+from agents.training.anchor import freeze_actor
 from agents.training.config import TrainConfig
 from agents.training.curves import gauntlet_point, read_curves, write_curves
 from agents.training.envs import league_seats
@@ -157,6 +158,10 @@ class RunCallback(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         policy = self.model.policy
+        if self.config.vf_warmup:
+            frozen = self.num_timesteps < self.config.vf_warmup
+            freeze_actor(policy, frozen)
+            self.logger.record("train/actor_frozen", int(frozen))
         if getattr(policy, "anchored", False):
             weight = self.kl_weight()
             policy.entropy_scale = weight / self.model.ent_coef

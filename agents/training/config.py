@@ -63,6 +63,11 @@ class TrainConfig:
         "by prioritised fictitious self-play (--pfsp-power); rated with OpenSkill in league.json",
     )
     league_population: int = option(16, "randomised heuristic players in the league (training ranges)")
+    league_population_share: float = option(
+        0.5,
+        "share of the league's heuristic draws that take a population member (the rest take "
+        "the --opponents players)",
+    )
     pfsp_power: float = option(
         2.0, "league draws weigh each member (1 - learner's win share against it) ** this (0: uniform)"
     )
@@ -72,6 +77,12 @@ class TrainConfig:
         "drifting away from the imitation; 0: none; needs --imitate and ent_coef > 0)",
     )
     kl_half_life: int = option(0, "steps over which --kl-coef halves (0: constant)")
+    vf_warmup: int = option(
+        0,
+        "steps at the start of PPO in which only the value function learns and the policy "
+        "stays the warm start's (its first updates then follow advantages of a value "
+        "function that knows the game)",
+    )
     gauntlet_every: int = option(0, "steps between learning-curve gauntlets (0: never)")
     gauntlet_games: int = option(100, "games per table of the learning-curve gauntlet")
     imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
@@ -166,6 +177,12 @@ class TrainConfig:
             raise ValueError("kl_coef, kl_half_life, league_population and pfsp_power must be 0 or more")
         if self.kl_coef > 0 and not (self.imitate and self.ent_coef > 0):
             raise ValueError("--kl-coef anchors PPO to the warm start: it needs --imitate and ent_coef > 0")
+        if not 0.0 <= self.league_population_share <= 1.0:
+            raise ValueError(
+                f"league_population_share={self.league_population_share!r} must be a share in [0, 1]"
+            )
+        if self.vf_warmup < 0:
+            raise ValueError(f"vf_warmup={self.vf_warmup!r} must be 0 (none) or more steps")
         if self.gauntlet_every < 0 or self.gauntlet_games < 1:
             raise ValueError("gauntlet_every must be 0 or more and gauntlet_games at least 1")
         if self.self_play > 0 and self.obs_encoding != "flat":

@@ -70,6 +70,7 @@ def make_league(config: TrainConfig) -> Any:
         config.opponent_deterministic,
         population=population,
         pfsp_power=config.pfsp_power if config.league else 0.0,
+        population_share=config.league_population_share if config.league else None,
     )
 
 
