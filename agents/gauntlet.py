@@ -193,6 +193,28 @@ def run_gauntlet(
     return rows
 
 
+def compare(
+    spec_a: str,
+    spec_b: str,
+    opponents: Sequence[str],
+    games: int,
+    rules: str | Rules,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Player ``spec_a`` minus player ``spec_b``, each in seat 0 against ``opponents``
+    on the same seeded deals (an ablation: a run against its warm start): the row of
+    :func:`table_row`, its ``candidate_*`` fields A's and its ``expert_*`` fields B's."""
+    table = GauntletTable("compare", tuple(opponents))
+    start = time.perf_counter()
+    side = []
+    for spec in (spec_a, spec_b):
+        config = TournamentConfig((spec, *opponents), games, rules, seed, workers)
+        side.append(_side(config, _play(config, progress)))
+    return table_row(table, config, side[0], side[1], time.perf_counter() - start)
+
+
 def _play(config: TournamentConfig, progress: Callable[[int], None] | None) -> list[GameOutcome]:
     """The tournament's games, in work units small enough to keep every worker busy
     (a search table's few deal sets would otherwise make one or two units; the games

@@ -177,3 +177,29 @@ def test_rows_do_not_depend_on_the_workers():
         return [{k: v for k, v in r.items() if k != "elapsed_s"} for r in out]
 
     assert rows(1) == rows(2)
+
+
+def test_compare_is_a_gauntlet_table_with_any_player_in_the_experts_place():
+    """``compare(a, b)``: A's side and B's side of one table on the same deals; with B
+    the expert it is the gauntlet's row; a player against itself differs by 0."""
+    (row,) = run_gauntlet("greedy", 3, "standard", games=12, seed=2, tables=["blitz31"])
+    same = gauntlet.compare("greedy", "expert", ["blitz31", "blitz31"], 12, "standard", 2)
+    for key in ("wins_diff", "lives_diff", "candidate_win_rate", "expert_lives", "games"):
+        assert same[key] == pytest.approx(row[key])
+    zero = gauntlet.compare("expert", "expert", ["greedy", "random"], 6, "standard", 4)
+    assert zero["wins_diff"] == 0 and zero["lives_diff"] == 0
+
+
+def test_the_ablation_benchmark_prints_the_paired_difference_and_refuses_bad_input():
+    script = ROOT / "benchmarks" / "ablation.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "expert", "greedy", "--opponents", "greedy", "--games", "4", "--seed", "3"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "expert minus greedy" in done.stdout and "lives lost a round" in done.stdout
+    bad = subprocess.run(
+        [sys.executable, str(script), "expert", "nobody", "--games", "4"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "nobody" in bad.stderr and "Traceback" not in bad.stderr
