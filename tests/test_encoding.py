@@ -294,3 +294,33 @@ def test_no_seat_sees_a_hidden_card_and_dict_agrees_with_flat(preset):
             for name, value in d.items():
                 assert value.shape == space[name].shape
                 assert np.array_equal(value, layout.part(flat, name).ravel())
+
+
+def test_move_values_score_each_exchange_with_face_up_cards_and_leave_hidden_ones_at_zero():
+    """Stop the Bus: hand 2c 7d 9h, table Ah Qh Kh face up: each bus move's entry is
+    the Brag value of the hand it leaves (the whole-table swap, A-K-Q of hearts, the
+    best); Switch before the choice: every table card is face down, so all are 0."""
+    from thirtyone_env.game.actions import BUS_ALL, NUM_ACTIONS_ALL
+    from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
+
+    s, _ = deal(["2c 7d 9h", "Ks Kd 4c", "5h 6s 8c"], table="Ah Qh Kh", dealer=2, rules="stop_the_bus")
+    layout = ObsLayout(3, s.rules)
+    values = hand_table(s.rules)
+    scale = float(max(values))
+
+    def worth(text: str) -> float:
+        a, b, c = parse_cards(text)
+        return values[a * PAIR_STRIDE + b * NUM_CARDS + c] / scale
+
+    moves = layout.part(encode_flat(s, 0, layout), "move_values")
+    assert moves.shape == (NUM_ACTIONS_ALL,)
+    assert moves[bus_one_action(0, 0)] == pytest.approx(worth("Ah 7d 9h"))
+    assert moves[bus_one_action(2, 1)] == pytest.approx(worth("2c 7d Qh"))
+    assert moves[BUS_ALL] == pytest.approx(worth("Ah Qh Kh")) and moves.argmax() == BUS_ALL
+    assert np.count_nonzero(moves) == 10  # the nine single exchanges and the whole hand
+    other = layout.part(encode_flat(s, 1, layout), "move_values")  # every seat sees its own
+    assert other[BUS_ALL] == pytest.approx(worth("Ah Qh Kh"))
+    assert other[bus_one_action(2, 0)] == pytest.approx(worth("Ks Kd Ah"))
+    t, _ = switch_deal()
+    switch_layout = ObsLayout(3, t.rules)
+    assert not switch_layout.part(encode_flat(t, 0, switch_layout), "move_values").any()

@@ -58,6 +58,10 @@ points or chips scoring, the others with a table variant:
 | ``variant_phase`` | 3         | to choose a hand (Switch dealer); the turn goes on; you   |
 |                   |           | are offered the Switch carry-over (your last hand, still  |
 |                   |           | in ``hand``/``hand_slots``, laid face up as table hand 0) |
+| ``move_values``   | 113       | per action id: the value / scale of the own hand after    |
+|                   |           | that exchange (a widow, swap, whole-hand or bus move)     |
+|                   |           | where every card it takes lies face up; else 0 (lines up  |
+|                   |           | with the actions, as ``discard_values`` does with cards)  |
 | ``score``         | n         | points / (6 x rounds) or chips / (all chips), per seat    |
 | ``pot``           | 1         | chips in the pot / all chips                              |
 """
@@ -66,6 +70,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.actions import NUM_ACTIONS_ALL, decode
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.game.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
 from thirtyone_env.game.rules import Rules
@@ -111,6 +117,7 @@ class ObsLayout:
                     "choice": (2, 52),
                     "muck": (52,),
                     "variant_phase": (3,),
+                    "move_values": (NUM_ACTIONS_ALL,),
                 }
             )
         if rules.scoring != "lives":
@@ -251,6 +258,35 @@ def _encode_table(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -
         low = m & -m
         obs[o["muck"] + low.bit_length() - 1] = 1.0
         m ^= low
+    if len(hand) == 3:
+        _encode_move_values(s, hand, obs, o["move_values"])
+
+
+#: Per table variant, the move kinds that exchange cards with the table.
+EXCHANGE_KINDS = {"widow": (ev.WIDOW,), "switch": (ev.SWAP, ev.SWAP_HAND), "bus": (ev.BUS,)}
+#: Per table variant, its exchanges: action id and (hand slot, table hand, table slot)
+#: pairs, decoded once.
+EXCHANGES = {
+    table: tuple((a, decode(a).pairs) for a in range(NUM_ACTIONS_ALL) if decode(a).kind in kinds)
+    for table, kinds in EXCHANGE_KINDS.items()
+}
+
+
+def _encode_move_values(s: GameState, hand: list[int], obs: np.ndarray, base: int) -> None:
+    """``move_values``: the hand each exchange leaves, scored, where every card it takes
+    lies face up (a face-down card's value is unknown: 0 there)."""
+    values = hand_table(s.rules)
+    scale = 31.0 if s.rules.hand_ranking == "points" else float(max(values))
+    table, ups = s.table, s.table_up
+    for action, pairs in EXCHANGES[s.rules.table]:
+        after = list(hand)
+        for slot, t, j in pairs:
+            if t >= len(table) or j >= len(table[t]) or table[t][j] < 0 or not ups[t][j]:
+                break
+            after[slot] = table[t][j]
+        else:
+            a, b, c = after
+            obs[base + action] = values[a * PAIR_STRIDE + b * NUM_CARDS + c] / scale
 
 
 def _encode_values(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int], scale: float) -> None:
