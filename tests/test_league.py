@@ -177,3 +177,27 @@ def test_the_value_warm_up_trains_the_critic_and_leaves_the_actor_as_it_was(tmp_
     assert "train/actor_frozen" in log
     freeze_actor(b.policy, False)
     assert all(p.requires_grad for p in policy_parameters(b.policy))
+
+
+def test_a_sharpened_warm_start_is_the_imitation_with_its_logits_scaled(tmp_path):
+    """``--imitate-sharpen 3``: the anchor (the warm start PPO begins from) is the plain
+    run's imitation with its action head times 3: the same argmax, a lower temperature."""
+    from train_helpers import WARM
+
+    args = list(TINY)
+    args[args.index("--eval-every") + 1] = "0"
+    anchors = {}
+    for name, extra in (("plain", []), ("sharp", ["--imitate-sharpen", "3"])):
+        done = run_train(
+            "--run-name", name, "--runs-dir", str(tmp_path), *args, *WARM, "--kl-coef", "0.1", *extra,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        anchors[name] = NumpyPolicy.load_npz(tmp_path / name / "anchor_policy.npz")
+    plain, sharp = anchors["plain"], anchors["sharp"]
+    for (w0, b0), (w1, b1) in zip(plain.layers, sharp.layers, strict=True):
+        assert np.array_equal(w0, w1) and np.array_equal(b0, b1)
+    assert np.allclose(sharp.head[0], 3 * plain.head[0]) and np.allclose(sharp.head[1], 3 * plain.head[1])
+    with pytest.raises(ValueError, match="imitate_sharpen"):
+        TrainConfig(imitate="expert", imitate_sharpen=0.0)
+    with pytest.raises(ValueError, match="needs --imitate"):
+        TrainConfig(imitate_sharpen=2.0)

@@ -89,6 +89,12 @@ class TrainConfig:
     imitate_decisions: int = option(200_000, "teacher decisions recorded for the imitation warm start")
     imitate_epochs: int = option(4, "passes over them")
     imitate_knock_weight: float = option(1.0, "loss weight of decisions where knocking is legal")
+    imitate_sharpen: float = option(
+        1.0,
+        "multiply the imitation's action logits by this before RL (its temperature 1/this): a "
+        "fitted imitation is soft where the teacher's choices look alike, and PPO samples it, "
+        "so its rollouts play far worse than its argmax; the anchor is the sharpened policy",
+    )
     imitate_from: str = option(
         "", "demonstrations.npz files of earlier runs to fit, comma-separated ('' = collect)"
     )
@@ -221,6 +227,10 @@ class TrainConfig:
             raise ValueError(
                 f"imitate_knock_rollouts={self.imitate_knock_rollouts!r} must be 0 (none) or more"
             )
+        if self.imitate_sharpen <= 0:
+            raise ValueError(f"imitate_sharpen={self.imitate_sharpen!r} must be positive")
+        if self.imitate_sharpen != 1.0 and not self.imitate:
+            raise ValueError("imitate_sharpen sharpens the imitation: it needs --imitate")
         if self.imitate_knock_weight <= 0:
             raise ValueError(f"imitate_knock_weight={self.imitate_knock_weight!r} must be positive")
         if self.time_limit < 0:

@@ -77,6 +77,16 @@ def collect_demonstrations(config: TrainConfig, progress: bool) -> Any:
             bar.close()
 
 
+def sharpen(policy: Any, factor: float) -> None:
+    """Multiply the actor's logits by ``factor`` (its action head's weights and bias):
+    the same argmax, a lower temperature (``--imitate-sharpen``)."""
+    import torch as th
+
+    with th.no_grad():
+        policy.action_net.weight.mul_(factor)
+        policy.action_net.bias.mul_(factor)
+
+
 def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = None) -> None:
     """The imitation warm start (see :mod:`agents.imitation`): fit ``demos`` (from
     ``--imitate-from``), else the demonstrations saved in the run folder (a run started
@@ -108,6 +118,8 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
             file=sys.stderr,
         )
         raise
+    if config.imitate_sharpen != 1.0:
+        sharpen(model.policy, config.imitate_sharpen)
     print(
         f"imitation of {config.imitate}: {len(demos):,} decisions, {config.imitate_epochs} epochs, "
         f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "
