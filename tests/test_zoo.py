@@ -116,6 +116,22 @@ def test_the_zoo_player_plays_the_shipped_agents_decisions():
             obs, info = env.reset()
 
 
+@pytest.mark.parametrize("model", zoo(), ids=lambda m: m.name)
+def test_every_zoo_model_is_what_the_zoo_player_plays_at_its_table(model):
+    """At each zoo model's own table (a variant's table moves included), the default
+    ``ppo`` player is that file, decision for decision, and plays only legal moves."""
+    zoo_player, direct = agents.make("ppo"), PPOPlayer(str(model.path))
+    opponents = [GreedyPolicy() for _ in range(model.players - 1)]
+    env = ThirtyOneEnv(model.players, model.rules, opponents=[zoo_player, *opponents[1:]], seat=0)
+    obs, info = env.reset(seed=5)
+    for _ in range(150):
+        a = direct.act(obs, info["action_mask"])
+        assert info["action_mask"][a] and zoo_player.act(obs, info["action_mask"]) == a
+        obs, _, done, _, info = env.step(a)
+        if done:
+            obs, info = env.reset()
+
+
 def test_a_table_with_no_zoo_model_is_refused_naming_what_is_available(three_zoo):
     available = "4 players standard (ppo_standard_4p); 4 players blitz31 (b4); 3 players cut_throat (ct3)"
     expected = "no zoo model for 3 players with rules 'pagat'; available: "
