@@ -12,7 +12,7 @@ from thirtyone_env.game.engine import new_game, stacked_deck
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import (
     TurnRecorder,
-    _best_suit_masks,
+    best_suit_masks,
     best_suits,
     knock_records,
     player_round_records,
@@ -32,7 +32,7 @@ def test_best_suits_with_ties_and_table():
     assert best_suits(parse_cards("As Ks 2h")) == {3}
     assert best_suits(parse_cards("Ah Kd 2c")) == {2}
     assert best_suits(parse_cards("Kh Kd 2c")) == {1, 2}
-    masks = _best_suit_masks()
+    masks = best_suit_masks()
     for hand in (parse_cards("Kh Kd 2c"), parse_cards("9s 9c 3c"), parse_cards("2c 3d 4h")):
         mask = masks[triple_index(*hand)]
         assert {s for s in range(4) if mask >> s & 1} == best_suits(hand)
@@ -115,12 +115,27 @@ def test_knock_and_player_round_records():
     assert sum(row["lost"] for row in rows.values()) == sum(r.losses)
 
 
+#: The id keys records carry beyond the fixture's (which was captured before them).
+IDS = {
+    "turns": ("game", "round_no", "player"),
+    "knocks": ("game", "round_no", "player"),
+    "players": ("game", "player"),
+}
+
+
 def _records(rounds):
     """Turn, knock and player-round records of ``(history, turns)`` rounds, as JSON
-    gives them back."""
+    gives them back, less the id keys the fixture predates."""
     out = [
         {"turns": t, "knocks": knock_records(h, t), "players": player_round_records(h, t)}
         for h, t in rounds[:ROUNDS]
+    ]
+    out = [
+        {
+            kind: [{k: v for k, v in rec.items() if k not in IDS[kind]} for rec in recs]
+            for kind, recs in r.items()
+        }
+        for r in out
     ]
     return json.loads(json.dumps(out))
 
@@ -176,4 +191,54 @@ def test_tournament_rows_follow_the_player_round_keys():
     """A tournament row takes a player-round record's values in order (ROUND_KEYS)."""
     s, recorder = scripted_round()
     for row in player_round_records(s.history, recorder.round_turns(s)):
-        assert tuple(row) == ROUND_KEYS
+        assert [k for k in row if k in ROUND_KEYS] == list(ROUND_KEYS)
+        assert set(row) - set(ROUND_KEYS) == {"game", "player"}
+
+
+def test_records_carry_game_round_seat_and_player_ids():
+    """Every record names its game, round, seat and player, so that turn, knock and
+    player-round records join on them with no hand-work: at a table (the recorder's
+    ids) and in a replayed record (the record's seed and player names)."""
+    import pandas as pd
+
+    from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
+    from thirtyone_env.harness.driver import NOBODY, reset_players
+
+    names = ["greedy", "random", "greedy"]
+    rng = np.random.default_rng(5)
+    players = [GreedyPolicy() if n == "greedy" else RandomPolicy() for n in names]
+    reset_players(players, rng)
+    recorder = TurnRecorder(game=17, players=names)
+    rounds = []
+    table = Table(
+        new_game(None, 3, rng, dealer=2),
+        players,
+        rng,
+        keep_history=True,
+        observer=recorder,
+        on_settle=lambda s: rounds.append((s.history, recorder.round_turns(s), s.round_no)),
+    )
+    table.advance(NOBODY)
+    assert len(rounds) >= 2
+    turns = pd.DataFrame([t for _, ts, _ in rounds for t in ts])
+    people = pd.DataFrame([r for h, ts, _ in rounds for r in player_round_records(h, ts)])
+    knocks = pd.DataFrame([k for h, ts, _ in rounds for k in knock_records(h, ts)])
+    for frame in (turns, people, knocks):
+        assert set(frame["game"]) == {17}
+        assert all(frame["player"] == [names[s] for s in frame["seat"]])
+    for _h, ts, r in rounds:
+        assert all(t["round_no"] == r for t in ts)
+    joined = turns.merge(people, on=["game", "round_no", "seat", "player"], validate="many_to_one")
+    assert len(joined) == len(turns)
+    assert (
+        joined.groupby(["round_no", "seat"])["switched"].sum()
+        == joined.groupby(["round_no", "seat"])["switches"].first()
+    ).all()
+    s = table.state
+    lines = game_lines(s.rules, 3, table.histories, s.winners, s.lives, s.score, names, [9, 4, 1])
+    replayed = replay_rounds([parse_line(line, "game") for line in lines])
+    again = [t for _, ts in replayed for t in ts]
+    assert {t["game"] for t in again} == {"9-4-1"}
+    assert [(t["round_no"], t["seat"], t["player"], t["kind"]) for t in again] == [
+        (t["round_no"], t["seat"], t["player"], t["kind"]) for _, ts, _ in rounds for t in ts
+    ]

@@ -8,7 +8,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "thirtyone_env"
 #: layer -> the layers its modules may import
-ALLOWED = {"game": {"game"}, "harness": {"game", "harness"}, "envs": {"game", "harness", "envs"}}
+ALLOWED = {
+    "game": {"game"},
+    "harness": {"game", "harness"},
+    "envs": {"game", "harness", "envs"},
+    "research": {"game", "harness", "research"},
+}
 
 
 def module_name(path: Path) -> str:

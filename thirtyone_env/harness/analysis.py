@@ -68,7 +68,7 @@ def best_suits(hand: Sequence[int]) -> frozenset[int]:
 
 
 @cache
-def _best_suit_masks() -> tuple[int, ...]:
+def best_suit_masks() -> tuple[int, ...]:
     """Bitmask of :func:`best_suits` for every ordered triple (index :func:`~thirtyone_env.game.cards.triple_index`)."""
     c = np.arange(52)
     a, b, d = np.meshgrid(c, c, c, indexing="ij")
@@ -101,7 +101,8 @@ class TurnRecorder:
 
     :meth:`round_turns` gives the records of the round a state is in (read it in
     ``on_settle``); a new round starts them afresh. One record per turn, in order, with
-    the keys ``seat``, ``turn``, ``round_turn``, ``kind`` (``"draw_stock"``,
+    the keys ``game`` and ``player`` (the recorder's ``game`` id and the label of the
+    seat's player in ``players``, ``None`` when not given), ``round_no``, ``seat``, ``turn``, ``round_turn``, ``kind`` (``"draw_stock"``,
     ``"take_discard"``, ``"knock"``, ``"stand"`` or a table move), ``card_in`` /
     ``card_out`` (card drawn or taken from the table and card discarded or given to it,
     -1 if none), ``value_before`` / ``value_after``, ``stock_left`` (at the start of the
@@ -111,6 +112,9 @@ class TurnRecorder:
     """
 
     __slots__ = (
+        "game",
+        "players",
+        "_round_no",
         "_turns",
         "_history",
         "_values",
@@ -125,9 +129,11 @@ class TurnRecorder:
         "_open_seat",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, game: Any = None, players: Sequence[Any] | None = None) -> None:
         self._turns: list[dict[str, Any]] = []
         self._history: list | None = None
+        self.game = game
+        self.players = None if players is None else list(players)
 
     def round_turns(self, state: GameState) -> list[dict[str, Any]]:
         """The turn records of the round ``state`` is in (empty when nobody moved); a
@@ -140,8 +146,9 @@ class TurnRecorder:
         n = s.num_players
         self._turns = []
         self._history = s.history
+        self._round_no = s.round_no
         self._values = s.hand_values
-        self._suits = _best_suit_masks()
+        self._suits = best_suit_masks()
         self._bus = s.rules.table == "bus"
         self._counts = [0] * n
         self._last_suit = [-1] * n
@@ -177,7 +184,10 @@ class TurnRecorder:
         self._round_turn += 1
         value = self._values[key]
         rec = {
+            "game": self.game,
+            "round_no": self._round_no,
             "seat": seat,
+            "player": None if self.players is None else self.players[seat],
             "turn": counts[seat],
             "round_turn": self._round_turn,
             "kind": kind,
@@ -246,11 +256,23 @@ class TurnRecorder:
             self._open_seat = seat
 
 
-def replay_rounds(game: list[dict[str, Any]]) -> list[tuple[list, list[dict[str, Any]]]]:
+def game_id(seed: Any) -> Any:
+    """A game's id from its record's ``seed`` field: a list (a tournament's ``[seed,
+    deal, rotation]``) joined as ``"7-3-1"``, anything else as it is."""
+    return "-".join(str(x) for x in seed) if isinstance(seed, list) else seed
+
+
+def replay_rounds(
+    game: list[dict[str, Any]], game_id_: Any = None
+) -> list[tuple[list, list[dict[str, Any]]]]:
     """``(history, turn records)`` of every settled round of a recorded game (its line
     objects, :func:`~thirtyone_env.harness.records.read_games`), replayed on the engine
-    with a :class:`TurnRecorder` watching: the records of a saved game."""
-    recorder = TurnRecorder()
+    with a :class:`TurnRecorder` watching: the records of a saved game. Their ``game``
+    id is ``game_id_``, by default :func:`game_id` of the record's seed; ``player``
+    the record's player names."""
+    head = game[0]
+    players = head.get("players") or None
+    recorder = TurnRecorder(game_id(head.get("seed")) if game_id_ is None else game_id_, players)
     rounds: list[tuple[list, list[dict[str, Any]]]] = []
 
     def settled(s: GameState) -> None:
@@ -265,7 +287,8 @@ def knock_records(history: list, turns: list[dict[str, Any]]) -> list[dict[str, 
     """The knock of the round (zero or one record), from its ``history`` and its turn
     records (:class:`TurnRecorder`).
 
-    Keys: ``seat``, ``value`` (hand value at the knock), ``turn`` (the knocker's own
+    Keys: ``game``, ``round_no``, ``seat``, ``player`` (as in the turn records),
+    ``value`` (hand value at the knock), ``turn`` (the knocker's own
     turn number), ``round_turn``, ``stock_left``, ``lives`` (the knocker's lives at the
     deal), ``num_in`` (players dealt in), ``position`` (the knocker's seat order in the
     round: 0 = first to play), ``lost`` (lives the knocker lost), ``success`` (the
@@ -285,7 +308,10 @@ def knock_records(history: list, turns: list[dict[str, Any]]) -> list[dict[str, 
         lost = result.losses[seat] if result is not None else 0
         out.append(
             {
+                "game": rec["game"],
+                "round_no": rec["round_no"],
                 "seat": seat,
+                "player": rec["player"],
                 "value": rec["value_before"],
                 "turn": rec["turn"],
                 "round_turn": rec["round_turn"],
@@ -308,11 +334,14 @@ def suit_switch_records(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in turns if r["switched"]]
 
 
-def player_round_records(history: list, turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def player_round_records(
+    history: list, turns: list[dict[str, Any]], game: Any = None, players: Sequence[Any] | None = None
+) -> list[dict[str, Any]]:
     """One record per player dealt into the round, from its ``history`` and its turn
-    records (:class:`TurnRecorder`).
+    records (:class:`TurnRecorder`); ``game`` and ``players`` (labels by seat) default
+    to those of the turn records.
 
-    Keys: ``round_no``, ``seat``, ``lives_before``, ``lost``, ``lost_round`` (lost any
+    Keys: ``game``, ``round_no``, ``seat``, ``player``, ``lives_before``, ``lost``, ``lost_round`` (lost any
     life), ``reason``, ``final_value``, ``turns``, ``knocked``, ``knock_value``,
     ``knock_turn``, ``knock_success``, ``blitz`` (held the 31 of a blitz), ``switches``,
     ``discard_suit_changes``, ``eliminated``.
@@ -331,6 +360,9 @@ def player_round_records(history: list, turns: list[dict[str, Any]]) -> list[dic
         changes[seat] += bool(t["discard_suit_changed"])
         if t["kind"] == KNOCK and knocks[seat] is None:
             knocks[seat] = t
+    if turns and game is None:
+        game = turns[0]["game"]
+    labels = {t["seat"]: t["player"] for t in turns}
     round_no, reason, losses, values = result.round_no, result.reason, result.losses, result.values
     blitzers, eliminated = result.blitzers, result.eliminated
     rows = []
@@ -341,8 +373,10 @@ def player_round_records(history: list, turns: list[dict[str, Any]]) -> list[dic
         lost = losses[seat]
         rows.append(
             {
+                "game": game,
                 "round_no": round_no,
                 "seat": seat,
+                "player": players[seat] if players is not None else labels.get(seat),
                 "lives_before": lives[seat],
                 "lost": lost,
                 "lost_round": lost > 0,

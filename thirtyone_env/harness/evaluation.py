@@ -101,8 +101,8 @@ ROW_FIELDS = (
     "discard_suit_changes",
     "eliminated",
 )
-#: The keys of a player-round record (:func:`~thirtyone_env.harness.analysis.player_round_records`),
-#: in its order: a row is the game's own fields with these, the player after the round number.
+#: The keys of a player-round record (:func:`~thirtyone_env.harness.analysis.player_round_records`)
+#: a row takes: the game's own fields with these, the player (its index) after the round number.
 ROUND_KEYS = ROW_FIELDS[3:4] + ROW_FIELDS[5:]
 
 
@@ -174,7 +174,7 @@ def play_deal_set(
         outcome = GameOutcome(deal, rotation, seat_of, (), (), 0)
         outcome.draws_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
-        recorder = TurnRecorder()
+        recorder = TurnRecorder(game_index, [config.players[player_at[seat]] for seat in range(n)])
         table = Table(
             new_game(rules, n, rng, dealer=n - 1, deck=decks[0]),
             policies,
@@ -260,7 +260,7 @@ def _record_round(
     deal = outcome.deal
     rows = outcome.rows
     for r in player_round_records(s.history, turns):
-        v = tuple(r.values())  # ROUND_KEYS, in order: (round_no, seat, ...)
+        v = tuple(r[k] for k in ROUND_KEYS)  # (round_no, seat, ...)
         rows.append((game, deal, rotation, v[0], player_at[v[1]], *v[1:]))
     draws, switches = outcome.draws_by_turn, outcome.switches_by_turn
     for t in turns:

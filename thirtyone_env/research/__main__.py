@@ -1,0 +1,195 @@
+"""``python -m thirtyone_env.research QUESTION ...``: an oracle study from the command line.
+
+    python -m thirtyone_env.research knock --table expert,expert,expert,expert --seat 1 \\
+        --decisions 200000 --workers 2 --out results/knock-expert
+
+Measures ``--decisions`` decisions of the player in ``--seat`` (README, Research),
+shows progress with its rate and ETA, prints the answers and writes the results
+folder (``decisions.csv``, ``summary.json``, PNGs; an interrupted study goes on where
+it stopped when run again with the same options). Every error is one line and exit
+status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from thirtyone_env.research import folder
+from thirtyone_env.research.config import StudyConfig
+from thirtyone_env.research.questions import QUESTIONS
+
+PROG = "python -m thirtyone_env.research"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Measure a player's decisions with the decision oracle: each option of the question played "
+        "out on copies of the true position, the table's real players continuing.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "question",
+        choices=QUESTIONS,
+        help="knock vs the player's move; switch suits vs stay; take the discard vs draw",
+    )
+    d = StudyConfig()
+    p.add_argument(
+        "--table",
+        default=",".join(d.table),
+        help=StudyConfig.help("table")
+        + " (comma-separated; a spec with options in quotes: 'greedy:knock_at=27')",
+    )
+    for name in ("seat", "rules", "decisions", "rollouts", "seed", "workers"):
+        p.add_argument(
+            f"--{name}", type=type(getattr(d, name)), default=getattr(d, name), help=StudyConfig.help(name)
+        )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results folder (default: results/research-<question>-<table>-s<seed>)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def split_table(text: str) -> list[str]:
+    """Seat specs from ``a,b,c``: a comma starts a new seat unless the text after it is an
+    option (``key=value``) of the spec before it."""
+    seats: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if seats and "=" in part and ":" not in part.split("=", 1)[0] and ":" in seats[-1]:
+            seats[-1] += "," + part
+        else:
+            seats.append(part)
+    return seats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = StudyConfig(
+            question=args.question,
+            table=tuple(split_table(args.table)),
+            seat=args.seat,
+            rules=args.rules,
+            decisions=args.decisions,
+            rollouts=args.rollouts,
+            seed=args.seed,
+            workers=args.workers,
+        )
+        from thirtyone_env.research.players import spec_reader
+
+        make_player = spec_reader()
+        from thirtyone_env.game.rules import Rules
+
+        rules = Rules.resolve(config.rules)
+        for spec in dict.fromkeys(config.table):  # built once here: a bad spec fails now, not in a worker
+            player = make_player(spec)
+            check = getattr(player, "check_table", None)
+            if callable(check):
+                check(len(config.table), rules)
+        out = args.out or default_out(config)
+        done = folder.check_folder(out, config)
+    except ValueError as e:
+        parser.error(str(e))
+    from thirtyone_env.harness.files import FolderLock
+
+    try:
+        with FolderLock(out, "--out"):
+            done = folder.check_folder(out, config)  # again, now that no other run can write it
+            return run(args, config, make_player, out, done)
+    except KeyboardInterrupt:
+        print(
+            f"{PROG}: interrupted; the finished jobs are kept in {out}: run the same command to go on",
+            file=sys.stderr,
+        )
+        return 130
+    except (ValueError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a player's own failure: named, never a traceback
+        print(f"{PROG}: error: the study stopped: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+
+
+def default_out(config: StudyConfig) -> Path:
+    """``results/research-<question>-<table>-s<seed>`` in plain characters (``-2``, ... where taken)."""
+    from thirtyone_env.harness.report import default_out_name, new_results_dir
+
+    name = default_out_name(
+        f"research-{config.question}-{config.rules}-seat{config.seat}", list(config.table), config.seed
+    )
+    return new_results_dir(Path("results"), name)
+
+
+def run(args: argparse.Namespace, config: StudyConfig, make_player: object, out: Path, done: dict) -> int:
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from thirtyone_env.research import report
+    from thirtyone_env.research.study import run_jobs, study_frame
+
+    console = Console()
+    folder.start(out, config)
+    if done:
+        console.print(f"going on with the study in {out}: {len(done)} of {len(config.jobs)} jobs finished")
+    progress = Progress(
+        TextColumn(config.question),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:>8} decisions/s"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.no_progress,
+    )
+    resumed = sum(config.jobs[k] for k in done)
+    start = time.perf_counter()
+    with progress:
+        task = progress.add_task(config.question, total=config.decisions, rate="-")
+
+        def advance(k: int) -> None:
+            progress.advance(task, k)
+            fresh = progress.tasks[0].completed - resumed
+            progress.update(task, rate=f"{fresh / max(time.perf_counter() - start, 1e-9):,.1f}")
+
+        rows = run_jobs(
+            config, make_player, done=done, on_job=lambda k, r: folder.save_job(out, k, r), progress=advance
+        )
+    elapsed = time.perf_counter() - start
+    df = study_frame(rows)
+    summary = report.summarize(config, df)
+    measured = config.decisions - resumed
+    summary["elapsed_s"] = elapsed
+    summary["decisions_per_s"] = measured / elapsed if elapsed > 0 else None
+    summary["decisions_per_s_per_worker"] = (
+        summary["decisions_per_s"] / config.workers if elapsed > 0 else None
+    )
+    pngs = report.write_plots(out, config, df)
+    folder.finish(out, rows, summary)
+    for line in report.summary_lines(summary):
+        console.print(line)
+    console.print(
+        f"{measured:,} decisions measured in {elapsed:.1f}s ({measured / max(elapsed, 1e-9):,.1f}/s on {config.workers} workers)\n"
+        f"results: {out / folder.TABLE}, {out / folder.SUMMARY}\nplots: " + ", ".join(str(p) for p in pngs)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""A study's results folder: written atomically, locked while in use, resumable.
+
+Layout: ``study.json`` (what the study is, written first), ``jobs/job_NNNNNN.csv``
+(each finished job, while the study runs), then ``decisions.csv`` (the table),
+the plots and ``summary.json``, written last: a folder with a ``summary.json`` holds
+one whole study, and is never written again. A folder with a ``study.json`` and no
+``summary.json`` is an interrupted study: running the same study there again goes on
+from its finished jobs; another study is refused, naming what differs. A folder
+holding anything else is refused. Every file is written with
+:func:`~thirtyone_env.harness.files.atomic_write`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
+from thirtyone_env.research.config import StudyConfig
+from thirtyone_env.research.labelling import COLUMNS
+
+STUDY = "study.json"
+SUMMARY = "summary.json"
+TABLE = "decisions.csv"
+JOBS = "jobs"
+PLOTS = ("break_even.png", "gain_curve.png", "switches.png")
+#: Every name a study folder of ours holds (the lock and atomic temporaries aside).
+FILES = frozenset({STUDY, SUMMARY, TABLE, JOBS, FolderLock.NAME, *PLOTS})
+#: How each column is read back from CSV.
+_TYPES: dict[str, Any] = {
+    "player": str,
+    "question": str,
+    "own": str,
+    "baseline": str,
+    "alternative": str,
+    "chosen": lambda x: x == "True",
+    "value": float,
+    "gain": float,
+    "se": float,
+    "score": lambda x: float(x) if "." in x else int(x),
+}
+
+
+def _ours(name: str) -> bool:
+    return name in FILES or (name.startswith(".") and name.endswith(".tmp"))
+
+
+def check_folder(out: Path, config: StudyConfig) -> dict[int, list[tuple]]:
+    """``ValueError`` unless the study can be written to ``out``; the finished jobs of an
+    interrupted run of this very study there (empty for a new folder)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a results folder: refusing to replace it")
+    check_writable_dir(out, "--out")
+    if not out.exists():
+        return {}
+    foreign = sorted(p.name for p in out.iterdir() if not _ours(p.name))
+    if foreign:
+        raise ValueError(
+            f"--out {out} exists and is not a study folder (it holds {foreign[0]!r}): refusing to use it"
+        )
+    if (out / SUMMARY).exists():
+        raise ValueError(f"--out {out} holds a finished study: refusing to replace it (give another --out)")
+    if not (out / STUDY).exists():
+        return {}
+    try:
+        theirs = json.loads((out / STUDY).read_text())["study"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"--out {out}: cannot read its {STUDY} ({type(e).__name__}: {e})") from None
+    ours = config.study_dict()
+    if theirs != ours:
+        keys = sorted(set(theirs) | set(ours)) if isinstance(theirs, dict) else sorted(ours)
+        diff = [k for k in keys if not isinstance(theirs, dict) or theirs.get(k) != ours.get(k)]
+        raise ValueError(
+            f"--out {out} holds an interrupted study with other options ({', '.join(diff)}): "
+            "run that study again to finish it, or give another --out"
+        )
+    return read_jobs(out, config)
+
+
+def read_jobs(out: Path, config: StudyConfig) -> dict[int, list[tuple]]:
+    """The finished jobs kept in ``out/jobs`` (a damaged one is refused, naming it)."""
+    found: dict[int, list[tuple]] = {}
+    sizes = config.jobs
+    for path in sorted((Path(out) / JOBS).glob("job_*.csv")):
+        try:
+            k = int(path.stem[4:])
+            rows = read_rows(path.read_text())
+            if not 0 <= k < len(sizes) or not rows:
+                raise ValueError("not a finished job of this study")
+        except (OSError, ValueError) as e:
+            raise ValueError(f"cannot read the finished job {path}: {e}") from None
+        found[k] = rows
+    return found
+
+
+def start(out: Path, config: StudyConfig) -> None:
+    """Write ``study.json`` (once: a resumed study keeps it)."""
+    if not (Path(out) / STUDY).exists():
+        atomic_write(Path(out) / STUDY, json.dumps({"study": config.study_dict()}, indent=2) + "\n")
+
+
+def save_job(out: Path, k: int, rows: list[tuple]) -> None:
+    """Keep a finished job."""
+    atomic_write(Path(out) / JOBS / f"job_{k:06d}.csv", write_rows(rows))
+
+
+def finish(out: Path, rows: list[tuple], summary: dict[str, Any]) -> None:
+    """Write the table and ``summary.json`` (last), then drop the kept jobs."""
+    atomic_write(Path(out) / TABLE, write_rows(rows))
+    atomic_write(Path(out) / SUMMARY, json.dumps(plain(summary), indent=2, allow_nan=False) + "\n")
+    jobs = Path(out) / JOBS
+    if jobs.is_dir():
+        for path in jobs.glob("job_*.csv"):
+            path.unlink()
+        jobs.rmdir()
+
+
+def write_rows(rows: list[tuple]) -> str:
+    """Rows as CSV with a header (floats as Python writes them, so they read back exactly)."""
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def read_rows(text: str) -> list[tuple]:
+    """Rows written by :func:`write_rows`; ``ValueError`` if the text is not such a table."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if header is None or tuple(header) != COLUMNS:
+        raise ValueError(f"its header is not {','.join(COLUMNS)}")
+    types = [_TYPES.get(c, int) for c in COLUMNS]
+    out = []
+    for line in reader:
+        if len(line) != len(COLUMNS):
+            raise ValueError(f"a row has {len(line)} fields, not {len(COLUMNS)}")
+        out.append(tuple(t(x) for t, x in zip(types, line, strict=True)))
+    return out
+
+
+def plain(x: Any) -> Any:
+    """``x`` as strict JSON takes it: numpy numbers as Python ones, ``nan`` and the
+    infinities as ``None``, tuples as lists."""
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if hasattr(x, "item"):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
