@@ -311,15 +311,8 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     """Play the tournament, print the report and write the results (and the record's
     manifest); the folders are checked and locked."""
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
+    from thirtyone_env.harness.progress import RateBar
     from thirtyone_env.harness.report import PLOTS, print_report, write_results
 
     console = Console()
@@ -329,26 +322,8 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     )
     console.print(f"[bold]{command}[/bold]")
     start = time.perf_counter()
-    progress = Progress(
-        TextColumn("games"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]:>8} games/s"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=args.no_progress,
-    )
     try:
-        with progress:
-            task = progress.add_task("games", total=config.total_games, rate="-")
-
-            def advance(k: int) -> None:
-                progress.advance(task, k)
-                done = progress.tasks[0].completed
-                progress.update(task, rate=f"{done / (time.perf_counter() - start):,.1f}")
-
+        with RateBar("games", "games", config.total_games, console, args.no_progress) as advance:
             games = run_tournament(config, agents.from_spec, progress=advance)
     except KeyboardInterrupt:
         note = (

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def default_out(config: StudyConfig) -> Path:
-    """``results/research-<question>-<table>-s<seed>`` in plain characters (``-2``, ... where taken)."""
+    """``results/research-<question>-<rules>-seat<seat>-<table>-s<seed>`` in plain characters (``-2``, ... where taken)."""
     from thirtyone_env.harness.report import default_out_name, new_results_dir
 
     name = default_out_name(
@@ -131,15 +131,8 @@ def default_out(config: StudyConfig) -> Path:
 
 def run(args: argparse.Namespace, config: StudyConfig, make_player: object, out: Path, done: dict) -> int:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
+    from thirtyone_env.harness.progress import RateBar
     from thirtyone_env.research import report
     from thirtyone_env.research.study import run_jobs, study_frame
 
@@ -147,27 +140,11 @@ def run(args: argparse.Namespace, config: StudyConfig, make_player: object, out:
     folder.start(out, config)
     if done:
         console.print(f"going on with the study in {out}: {len(done)} of {len(config.jobs)} jobs finished")
-    progress = Progress(
-        TextColumn(config.question),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]:>8} decisions/s"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=args.no_progress,
-    )
     resumed = sum(config.jobs[k] for k in done)
     start = time.perf_counter()
-    with progress:
-        task = progress.add_task(config.question, total=config.decisions, rate="-")
-
-        def advance(k: int) -> None:
-            progress.advance(task, k)
-            fresh = progress.tasks[0].completed - resumed
-            progress.update(task, rate=f"{fresh / max(time.perf_counter() - start, 1e-9):,.1f}")
-
+    with RateBar(
+        config.question, "decisions", config.decisions, console, args.no_progress, resumed
+    ) as advance:
         rows = run_jobs(
             config, make_player, done=done, on_job=lambda k, r: folder.save_job(out, k, r), progress=advance
         )

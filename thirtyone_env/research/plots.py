@@ -81,28 +81,21 @@ def gain_curve(curve: pd.DataFrame, path: Path, title: str, by: str | None = Non
     _save(fig, path)
 
 
+def _with_interval(ax: Any, x: Any, y: Any, low: Any, high: Any) -> None:
+    """Points with their interval as error bars."""
+    ax.errorbar(x, y, yerr=[y - low, high - y], marker="o", capsize=3)
+
+
 def switch_panels(by_turn: pd.DataFrame, path: Path, title: str) -> None:
     """Switch rate and switch gain by own turn, each with its 95% interval."""
     fig, axes = _figure(2, 11)
     a1, a2 = axes[0]
     t = by_turn[by_turn["turn"] <= MAX_TURN]
-    a1.errorbar(
-        t["turn"],
-        t["switch_rate"],
-        yerr=[t["switch_rate"] - t["rate_low"], t["rate_high"] - t["switch_rate"]],
-        marker="o",
-        capsize=3,
-    )
+    _with_interval(a1, t["turn"], t["switch_rate"], t["rate_low"], t["rate_high"])
     a1.set_xlabel("own turn")
     a1.set_ylabel("share of discards that switch suits")
     a1.set_title("switch rate")
-    a2.errorbar(
-        t["turn"],
-        t["switch_gain"],
-        yerr=[t["switch_gain"] - t["low"], t["high"] - t["switch_gain"]],
-        marker="o",
-        capsize=3,
-    )
+    _with_interval(a2, t["turn"], t["switch_gain"], t["low"], t["high"])
     a2.axhline(0, color="black", linewidth=0.8)
     a2.set_xlabel("own turn")
     a2.set_ylabel("gain of switching over staying (lives a round)")
