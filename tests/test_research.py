@@ -236,6 +236,31 @@ def test_the_command_line_writes_a_study_and_goes_on_after_an_interruption(tmp_p
     assert r.returncode == 2 and "decisions" in r.stderr
 
 
+def test_a_knock_study_reports_break_evens_with_intervals_and_its_plots(tmp_path):
+    r = cli(
+        "knock",
+        "--table",
+        "expert,greedy,expert",
+        "--seat",
+        "1",
+        "--decisions",
+        "300",
+        "--rollouts",
+        "4",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "k"),
+    )
+    assert r.returncode == 0, r.stderr
+    assert "break-even hand value by own turn: 1:" in r.stdout and "threshold - break-even" in r.stdout
+    summary = json.loads((tmp_path / "k" / "summary.json").read_text())
+    cells = summary["break_even_by_turn_and_position"]
+    assert {c["position"] for c in cells} <= {0, 1, 2} and sum(c["decisions"] for c in cells) == 300
+    assert summary["choices"]["taken"] + summary["choices"]["passed"] == 300
+    for name in ("break_even.png", "gain_curve.png"):
+        assert (tmp_path / "k" / name).read_bytes()[:4] == b"\x89PNG"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

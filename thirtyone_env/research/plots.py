@@ -12,6 +12,7 @@ import pandas as pd
 from thirtyone_env.harness.files import atomic_write
 
 MAX_TURN = 8  #: turns shown (later turns are few)
+CURVE_TURNS = 4  #: turns with a gain curve of their own
 
 
 def _figure(ncols: int = 1, width: float = 7.0) -> Any:

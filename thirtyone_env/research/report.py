@@ -26,7 +26,7 @@ def summarize(config: StudyConfig, df: pd.DataFrame) -> dict[str, Any]:
             aggregate.break_even(df, ("turn", "position"), alt, seed=config.seed)
         )
         out["break_even_by_turn"] = _records(aggregate.break_even(df, ("turn",), alt, seed=config.seed))
-        out["break_even"] = _records(aggregate.break_even(df, (), alt, seed=config.seed))[0]
+        out["break_even_pooled"] = _records(aggregate.break_even(df, (), alt, seed=config.seed))[0]
         out["gain_by_value"] = _records(aggregate.gain_by_value(df, (), alt))
         out["choices"] = _records(aggregate.choices(df, (), alt))[0]
         out["choices_by_turn"] = _records(aggregate.choices(df, ("turn",), alt))
@@ -51,7 +51,13 @@ def write_plots(out: Path, config: StudyConfig, df: pd.DataFrame) -> list[Path]:
         )
         paths.append(path)
         path = Path(out) / "gain_curve.png"
-        plots.gain_curve(aggregate.gain_by_value(df, (), alt), path, f"gain of {alt} by hand value ({who})")
+        early = df[df["turn"] <= plots.CURVE_TURNS]
+        plots.gain_curve(
+            aggregate.gain_by_value(early, ("turn",), alt),
+            path,
+            f"gain of {alt} by hand value ({who})",
+            by="turn",
+        )
         paths.append(path)
     else:
         path = Path(out) / "switches.png"
@@ -70,13 +76,9 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     lines = [
         f"{s['question']}: {summary['decisions']:,} decisions of {s['table'][s['seat']]} in seat {s['seat']}"
     ]
-    if "break_even" in summary:
-        b = summary["break_even"]
+    if "break_even_by_turn" in summary:
         lines.append(
-            f"break-even hand value: {_fmt(b['break_even'], '.1f')} [{_fmt(b['low'], '.1f')}, {_fmt(b['high'], '.1f')}] ({b['verdict']})"
-        )
-        lines.append(
-            "by own turn: "
+            "break-even hand value by own turn: "
             + "; ".join(
                 f"{r['turn']}: {_fmt(r['break_even'], '.1f')} [{_fmt(r['low'], '.1f')}, {_fmt(r['high'], '.1f')}]"
                 for r in summary["break_even_by_turn"][:6]
