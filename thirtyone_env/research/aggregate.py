@@ -14,8 +14,9 @@ from :mod:`~thirtyone_env.harness.analysis`) and return DataFrames, one row per 
 - :func:`choices`: how a player's own choices fare: the mean gain of the alternative
   where it took it (a knock that loses lives on average came too early) and where it
   did not (a positive gain there: it knocks too late);
-- :func:`switch_by_turn`: how often a player switches suits by turn, and what a switch
-  is worth, standardised to one mix of hand values (held fixed across turns);
+- :func:`switch_by_turn`: how often a player switches suits by turn, what the switches
+  it makes are worth and what those it passes up would have been, standardised to one
+  mix of hand values (held fixed across turns);
 - :func:`stratified_difference`: a difference of means between two groups within
   strata (hand values), pooled with the strata's weights: the observational
   comparison of turn records;
@@ -175,7 +176,8 @@ def knock_timing(
     :func:`break_even`), and ``difference`` = threshold - break-even with its 95%
     interval (the same bootstrap resamples of whole games for both). ``verdict``:
     ``"too early"`` (the interval below 0: it knocks on hands that lose by knocking),
-    ``"too late"`` (above 0), ``"in line"``, or ``"too few"``, ``"no threshold"`` (its
+    ``"too late"`` (above 0), ``"in line"`` (both bounds around 0), ``"unclear"`` (one
+    bound open: resamples where a value did not cross), or ``"too few"``, ``"no threshold"`` (its
     choices follow no hand value, as ``random``'s) or ``"no crossing"`` (the break-even
     lies outside the values seen)."""
     rows = df[df["alternative"] == alternative]
@@ -206,7 +208,12 @@ def knock_timing(
         d = d[~np.isnan(d)]
         low, high = np.quantile(d, [0.025, 0.975], method="inverted_cdf") if len(d) else (np.nan, np.nan)
         low, high = _finite(float(low)), _finite(float(high))
-        verdict = "too early" if high < 0 else "too late" if low > 0 else "in line"
+        if high < 0:
+            verdict = "too early"
+        elif low > 0:
+            verdict = "too late"
+        else:  # a NaN bound: resamples with no crossing leave that side of the interval open
+            verdict = "in line" if np.isfinite(low) and np.isfinite(high) else "unclear"
         out.append((*key, n, threshold, even, threshold - even, low, high, verdict))
     cols = ["decisions", "threshold", "break_even", "difference", "low", "high", "verdict"]
     return pd.DataFrame(out, columns=[*by, *cols])
@@ -242,17 +249,46 @@ def _value_bands(values: pd.Series, width: float) -> pd.Series:
     return (np.floor(values.to_numpy() / width) * width).astype(float)
 
 
+SWITCH_COLUMNS = (
+    "decisions",
+    "switch_rate",
+    "rate_low",
+    "rate_high",
+    "made_gain",
+    "made_low",
+    "made_high",
+    "passed_gain",
+    "passed_low",
+    "passed_high",
+)
+
+
+def _standardised(x: np.ndarray, bands: np.ndarray, weights: pd.Series) -> tuple[float, float, float]:
+    """The mean of ``x`` within each value band, pooled with the study's band weights
+    (bands with fewer than two values left out), and its 95% interval."""
+    est, var, covered = 0.0, 0.0, 0.0
+    for b, w in weights.items():
+        xb = x[bands == b]
+        if len(xb) > 1:
+            est += w * xb.mean()
+            var += w**2 * xb.var(ddof=1) / len(xb)
+            covered += w
+    if covered == 0:
+        return np.nan, np.nan, np.nan
+    est, se = est / covered, np.sqrt(var) / covered
+    return est, est - Z * se, est + Z * se
+
+
 def switch_by_turn(df: pd.DataFrame, by: Sequence[str] = ("turn",), band: float = 3.0) -> pd.DataFrame:
     """Suit switches of a ``switch`` study by ``by`` group: ``decisions`` (discards where
     a switch was possible), ``switch_rate`` (share where the player switched, with its
-    interval) and ``switch_gain``: the gain of switching (the best switch, or the one the
-    player made) over staying, standardised to the study's mix of hand values in bands
-    of ``band`` points, so that groups are compared at the same hand values
-    (weights: the decisions of each band in the whole study)."""
+    interval), ``made_gain`` (what the switches it made were worth over staying) and
+    ``passed_gain`` (what the best switch on offer would have been worth where it
+    stayed). Both gains are standardised to the study's mix of hand values in bands of
+    ``band`` points (weights: the decisions of each band in the whole study), so that
+    groups (turns) are compared holding the hand value fixed; each has its interval."""
     if df.empty:
-        return pd.DataFrame(
-            columns=[*by, "decisions", "switch_rate", "rate_low", "rate_high", "switch_gain", "low", "high"]
-        )
+        return pd.DataFrame(columns=[*by, *SWITCH_COLUMNS])
     d = df.copy()
     d["band"] = _value_bands(d["value"], band)
     d["switched"] = d["own"].str.startswith("switch")
@@ -271,22 +307,19 @@ def switch_by_turn(df: pd.DataFrame, by: Sequence[str] = ("turn",), band: float 
     out = []
     for k, g in _groups(per, by):
         n = len(g)
-        rate, lo, hi = _wilson(int(g["switched"].sum()), n)
-        est, var, covered = 0.0, 0.0, 0.0
-        for b, w in weights.items():
-            x = g.loc[g["band"] == b, "gain"].to_numpy()
-            if len(x) > 1:
-                est += w * x.mean()
-                var += w**2 * x.var(ddof=1) / len(x)
-                covered += w
-        if covered == 0:
-            out.append((*k, n, rate, lo, hi, np.nan, np.nan, np.nan))
-            continue
-        est, se = est / covered, np.sqrt(var) / covered
-        out.append((*k, n, rate, lo, hi, est, est - Z * se, est + Z * se))
-    return pd.DataFrame(
-        out, columns=[*by, "decisions", "switch_rate", "rate_low", "rate_high", "switch_gain", "low", "high"]
-    )
+        rate = _wilson(int(g["switched"].sum()), n)
+        made = g[g["switched"]]
+        passed = g[~g["switched"]]
+        out.append(
+            (
+                *k,
+                n,
+                *rate,
+                *_standardised(made["gain"].to_numpy(), made["band"].to_numpy(), weights),
+                *_standardised(passed["gain"].to_numpy(), passed["band"].to_numpy(), weights),
+            )
+        )
+    return pd.DataFrame(out, columns=[*by, *SWITCH_COLUMNS])
 
 
 def stratified_difference(

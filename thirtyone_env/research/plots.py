@@ -82,9 +82,9 @@ def gain_curve(curve: pd.DataFrame, path: Path, title: str, by: str | None = Non
     _save(fig, path)
 
 
-def _with_interval(ax: Any, x: Any, y: Any, low: Any, high: Any) -> None:
+def _with_interval(ax: Any, x: Any, y: Any, low: Any, high: Any, label: str | None = None) -> None:
     """Points with their interval as error bars."""
-    ax.errorbar(x, y, yerr=[y - low, high - y], marker="o", capsize=3)
+    ax.errorbar(x, y, yerr=[y - low, high - y], marker="o", capsize=3, label=label)
 
 
 def switch_panels(by_turn: pd.DataFrame, path: Path, title: str) -> None:
@@ -96,7 +96,11 @@ def switch_panels(by_turn: pd.DataFrame, path: Path, title: str) -> None:
     a1.set_xlabel("own turn")
     a1.set_ylabel("share of discards that switch suits")
     a1.set_title("switch rate")
-    _with_interval(a2, t["turn"], t["switch_gain"], t["low"], t["high"])
+    _with_interval(a2, t["turn"], t["made_gain"], t["made_low"], t["made_high"], "the switches it made")
+    _with_interval(
+        a2, t["turn"], t["passed_gain"], t["passed_low"], t["passed_high"], "the best switch it passed up"
+    )
+    a2.legend(fontsize=8)
     a2.axhline(0, color="black", linewidth=0.8)
     a2.set_xlabel("own turn")
     a2.set_ylabel("gain of switching over staying (lives a round)")

@@ -101,6 +101,8 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         for r in summary["switch_by_turn"][:8]:
             lines.append(
                 f"turn {r['turn']}: switches {_fmt(r['switch_rate'], '.1%')} of {r['decisions']:,} discards; "
-                f"a switch is worth {_fmt(r['switch_gain'], '+.3f')} [{_fmt(r['low'], '+.3f')}, {_fmt(r['high'], '+.3f')}]"
+                f"its switches gain {_fmt(r['made_gain'], '+.3f')} [{_fmt(r['made_low'], '+.3f')}, "
+                f"{_fmt(r['made_high'], '+.3f')}], the best it passed up {_fmt(r['passed_gain'], '+.3f')} "
+                f"[{_fmt(r['passed_low'], '+.3f')}, {_fmt(r['passed_high'], '+.3f')}] lives a round"
             )
     return lines
