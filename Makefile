@@ -14,7 +14,7 @@ $(PY):
 # instead of resolving a multi-GB CUDA build.
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[dev,train,eval]"
+	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster]"
 	touch $(STAMP)
 
 test: $(STAMP)

@@ -37,6 +37,7 @@ from thirtyone_env.harness.evaluation import (
     write_record_manifest,
 )
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
+from thirtyone_env.harness.parallel import BACKENDS, Backend
 from thirtyone_env.harness.records import MANIFEST
 from thirtyone_env.harness.report import check_out_dir, default_out_name, new_results_dir
 
@@ -129,6 +130,19 @@ def build_parser() -> argparse.ArgumentParser:
         "Results are the same for any number",
     )
     p.add_argument(
+        "--cluster",
+        choices=BACKENDS,
+        default="local",
+        help="where the games run: local processes (--workers of them) or a Ray cluster (--ray-address, "
+        "else RAY_ADDRESS, else a local Ray on 127.0.0.1; --workers tasks in flight, 0 = twice its CPUs). "
+        "Results are the same on either",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        help="with --cluster ray: the cluster to join (ray start --head prints it)",
+    )
+    p.add_argument(
         "--out",
         type=Path,
         default=None,
@@ -181,13 +195,29 @@ def check_counts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
             f"and {memory / 1e9:.1f} GB are available: play at most {memory // BYTES_PER_GAME:,} games a run "
             "(or split the tournament into runs with different --seed values)"
         )
-    cpus = available_cpus()
-    if not 1 <= args.workers <= cpus:
-        parser.error(
-            f"--workers must be at least 1 and at most the {cpus} CPUs available, got {args.workers}"
-        )
+    check_backend(parser, args)
     if args.seed < 0:
         parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+
+
+def check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--workers`` within the CPUs for local processes (any count of in-flight tasks,
+    0 = automatic, on Ray); ``--ray-address`` only with ``--cluster ray``."""
+    if args.cluster == "local":
+        cpus = available_cpus()
+        if args.ray_address is not None:
+            parser.error("--ray-address needs --cluster ray")
+        if not 1 <= args.workers <= cpus:
+            parser.error(
+                f"--workers must be at least 1 and at most the {cpus} CPUs available, got {args.workers}"
+            )
+    elif args.workers < 0:
+        parser.error(f"--workers must be 0 (automatic) or more with --cluster ray, got {args.workers}")
+
+
+def backend_of(args: argparse.Namespace) -> Backend:
+    """Where the run's games are played."""
+    return Backend(args.cluster, args.workers, args.ray_address)
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TournamentConfig:
@@ -213,7 +243,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         if args.record.exists() and not args.record.is_dir():
             parser.error(f"--record {args.record} exists and is not a folder")
         record = str(args.record)
-    return TournamentConfig(tuple(args.players), args.games, args.rules, args.seed, args.workers, record)
+    return TournamentConfig(
+        tuple(args.players), args.games, args.rules, args.seed, max(1, args.workers), record
+    )
 
 
 def results_dir(args: argparse.Namespace, config: TournamentConfig) -> Path:
@@ -324,7 +356,7 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     start = time.perf_counter()
     try:
         with RateBar("games", "games", config.total_games, console, args.no_progress) as advance:
-            games = run_tournament(config, agents.from_spec, progress=advance)
+            games = run_tournament(config, agents.from_spec, progress=advance, backend=backend_of(args))
     except KeyboardInterrupt:
         note = (
             f"; the record in {config.record_dir} is incomplete (no {MANIFEST})" if config.record_dir else ""
@@ -455,9 +487,10 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
                 args.rules,
                 args.games,
                 args.seed,
-                args.workers,
+                max(1, args.workers),
                 args.tables,
                 progress=lambda k: progress.advance(task, k),
+                backend=backend_of(args),
             )
     except KeyboardInterrupt:
         console.print("[red]interrupted: no results written[/red]")

@@ -44,6 +44,7 @@ from thirtyone_env.harness.evaluation import (
     ratio_difference_ci,
     run_tournament,
 )
+from thirtyone_env.harness.parallel import Backend
 
 #: The player every candidate is measured against, in the same seat on the same deals.
 BASELINE = "expert"
@@ -174,12 +175,14 @@ def run_gauntlet(
     workers: int = 1,
     tables: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    backend: Backend | None = None,
 ) -> list[dict[str, Any]]:
     """Play the gauntlet of ``candidate_spec`` at ``num_players`` seats: ``games``
     games a table (:data:`SEARCH_SHARE` of them where search sits), every table twice
     (the candidate, then :data:`BASELINE`, as player 0), ``tables`` a subset of names.
     Returns one row a table (:func:`table_row`); ``progress(k)`` as k more games
-    finish. Checks everything first (:func:`check_gauntlet`)."""
+    finish; ``backend``: where the games run (default: ``workers`` local processes).
+    Checks everything first (:func:`check_gauntlet`)."""
     chosen = check_gauntlet(candidate_spec, num_players, rules, games, seed, tables)
     rows = []
     for table in chosen:
@@ -187,8 +190,8 @@ def run_gauntlet(
         config = TournamentConfig(
             (candidate_spec, *table.opponents), table.games(games), rules, seed, workers
         )
-        mine = _side(config, _play(config, progress))
-        base = _baseline(table.opponents, config.games, rules, seed, workers, progress)
+        mine = _side(config, _play(config, progress, backend))
+        base = _baseline(table.opponents, config.games, rules, seed, workers, progress, backend)
         rows.append(table_row(table, config, mine, base, time.perf_counter() - start))
     return rows
 
@@ -215,12 +218,14 @@ def compare(
     return table_row(table, config, side[0], side[1], time.perf_counter() - start)
 
 
-def _play(config: TournamentConfig, progress: Callable[[int], None] | None) -> list[GameOutcome]:
+def _play(
+    config: TournamentConfig, progress: Callable[[int], None] | None, backend: Backend | None = None
+) -> list[GameOutcome]:
     """The tournament's games, in work units small enough to keep every worker busy
     (a search table's few deal sets would otherwise make one or two units; the games
     do not depend on the units)."""
     chunk = max(1, min(8, math.ceil(config.deal_sets / (4 * config.workers))))
-    return run_tournament(config, agents.from_spec, progress=progress, chunk=chunk)
+    return run_tournament(config, agents.from_spec, progress=progress, chunk=chunk, backend=backend)
 
 
 @dataclass(frozen=True)
@@ -257,6 +262,7 @@ def _baseline(
     seed: int,
     workers: int,
     progress: Callable[[int], None] | None,
+    backend: Backend | None = None,
 ) -> Side:
     """The expert's side of a table, played once per process: its games depend only
     on the opponents, the games, the rules and the seed (not on the workers)."""
@@ -264,7 +270,7 @@ def _baseline(
     key = (opponents, games, rules, seed)
     side = _BASELINES.get(key)
     if side is None:
-        side = _side(config, _play(config, progress))
+        side = _side(config, _play(config, progress, backend))
         if len(_BASELINES) >= MAX_BASELINES:
             del _BASELINES[next(iter(_BASELINES))]
         _BASELINES[key] = side

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import multiprocessing as mp
-import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +31,7 @@ from thirtyone_env.game.engine import new_game
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import TurnRecorder, player_round_records
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
+from thirtyone_env.harness.parallel import Backend, ordered_map
 from thirtyone_env.harness.records import game_lines, write_lines, write_manifest
 
 MAX_TURN_BIN = 30  #: suit switches by turn are counted for own turns 1..30 (later ones in the last bin)
@@ -297,31 +296,23 @@ def run_tournament(
     make_player: Callable[[str], Any],
     progress: Callable[[int], None] | None = None,
     chunk: int = 8,
+    backend: Backend | None = None,
 ) -> list[GameOutcome]:
     """Play the tournament; returns every game, ordered by (deal set, rotation).
 
     ``make_player(spec)`` builds a player (a module-level function, so worker processes
     can import it, e.g. ``agents.from_spec``); ``progress(k)`` is called as k more games
     finish. Work units of ``chunk`` deal sets are generated lazily and their results
-    arrive in order (``imap``), so the result does not depend on the number of workers;
-    at most one process per work unit is started.
+    arrive in order, so the result does not depend on the number of workers or where
+    they run: ``backend`` (default: ``config.workers`` local processes, at most one per
+    work unit) may be a Ray cluster (:mod:`~thirtyone_env.harness.parallel`).
     """
     tasks = ((config, deals, make_player) for deals in deal_chunks(config.deal_sets, chunk))
     results: list[GameOutcome] = []
-    workers = worker_count(config, chunk)
-    if workers <= 1:
-        done_iter: Iterator[list[GameOutcome]] = map(_worker, tasks)
-        _collect(done_iter, results, progress)
-    else:
-        with mp.get_context().Pool(workers, initializer=_ignore_interrupt) as pool:
-            _collect(pool.imap(_worker, tasks), results, progress)
+    if backend is None or backend.kind == "local":
+        backend = Backend("local", worker_count(config, chunk))
+    _collect(ordered_map(_worker, tasks, backend), results, progress)
     return results
-
-
-def _ignore_interrupt() -> None:
-    """Workers leave Ctrl-C to the main process, which stops the pool (no worker
-    tracebacks)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _collect(

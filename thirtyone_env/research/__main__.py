@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from thirtyone_env.harness.parallel import BACKENDS, Backend
 from thirtyone_env.research import folder
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.questions import QUESTIONS
@@ -47,6 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             f"--{name}", type=type(getattr(d, name)), default=getattr(d, name), help=StudyConfig.help(name)
         )
+    p.add_argument(
+        "--cluster",
+        choices=BACKENDS,
+        default="local",
+        help="where the jobs run: local processes (--workers) or a Ray cluster (--ray-address, else RAY_ADDRESS, "
+        "else a local Ray on 127.0.0.1; --workers jobs in flight, 0 = twice its CPUs); the same results on either",
+    )
+    p.add_argument("--ray-address", default=None, help="with --cluster ray: the cluster to join")
     p.add_argument(
         "--out",
         type=Path,
@@ -82,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
             decisions=args.decisions,
             rollouts=args.rollouts,
             seed=args.seed,
-            workers=args.workers,
+            workers=args.workers if args.cluster == "local" else 1,
         )
+        if args.cluster == "local" and args.ray_address is not None:
+            raise ValueError("--ray-address needs --cluster ray")
+        backend = Backend(args.cluster, args.workers, args.ray_address)
         from thirtyone_env.research.players import spec_reader
 
         make_player = spec_reader()
@@ -104,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with FolderLock(out, "--out"):
             done = folder.check_folder(out, config)  # again, now that no other run can write it
-            return run(args, config, make_player, out, done)
+            return run(args, config, make_player, out, done, backend)
     except KeyboardInterrupt:
         print(
             f"{PROG}: interrupted; the finished jobs are kept in {out}: run the same command to go on",
@@ -129,7 +141,14 @@ def default_out(config: StudyConfig) -> Path:
     return new_results_dir(Path("results"), name)
 
 
-def run(args: argparse.Namespace, config: StudyConfig, make_player: object, out: Path, done: dict) -> int:
+def run(
+    args: argparse.Namespace,
+    config: StudyConfig,
+    make_player: object,
+    out: Path,
+    done: dict,
+    backend: Backend,
+) -> int:
     from rich.console import Console
 
     from thirtyone_env.harness.progress import RateBar
@@ -146,7 +165,12 @@ def run(args: argparse.Namespace, config: StudyConfig, make_player: object, out:
         config.question, "decisions", config.decisions, console, args.no_progress, resumed
     ) as advance:
         rows = run_jobs(
-            config, make_player, done=done, on_job=lambda k, r: folder.save_job(out, k, r), progress=advance
+            config,
+            make_player,
+            done=done,
+            on_job=lambda k, r: folder.save_job(out, k, r),
+            progress=advance,
+            backend=backend,
         )
     elapsed = time.perf_counter() - start
     df = study_frame(rows)

@@ -9,11 +9,10 @@ keeps each finished job, :mod:`~thirtyone_env.research.folder`): only the rest r
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import signal
 from collections.abc import Callable
 from typing import Any
 
+from thirtyone_env.harness.parallel import Backend, ordered_map
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.labelling import COLUMNS, label_job
 
@@ -23,12 +22,6 @@ def _job(args: tuple[StudyConfig, int, int, Callable[[str], Any]]) -> tuple[int,
     return job, label_job(config, job, size, make_player)
 
 
-def _worker_start() -> None:
-    """Ctrl-C is the parent's to handle; the pool's SIGTERM just ends the worker."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def run_jobs(
     config: StudyConfig,
     make_player: Callable[[str], Any],
@@ -36,11 +29,14 @@ def run_jobs(
     done: dict[int, list[tuple]] | None = None,
     on_job: Callable[[int, list[tuple]], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    backend: Backend | None = None,
 ) -> list[tuple]:
     """Every row of the study (:data:`~thirtyone_env.research.labelling.COLUMNS`), in
     job order. ``make_player(spec)`` builds a player (a module-level function, so worker
     processes can use it, e.g. ``agents.from_spec``); ``on_job(k, rows)`` sees each job
-    as it finishes, ``progress(d)`` the decisions it measured."""
+    as it finishes, ``progress(d)`` the decisions it measured. ``backend``: where the
+    jobs run (default: ``config.workers`` local processes; or a Ray cluster,
+    :mod:`~thirtyone_env.harness.parallel`)."""
     parts: dict[int, list[tuple]] = dict(done or {})
     sizes = config.jobs
     if progress is not None and parts:
@@ -54,13 +50,10 @@ def run_jobs(
         if progress is not None:
             progress(sizes[k])
 
-    if config.workers <= 1 or len(todo) <= 1:
-        for args in todo:
-            finished(*_job(args))
-    else:
-        with mp.get_context().Pool(min(config.workers, len(todo)), initializer=_worker_start) as pool:
-            for k, rows in pool.imap(_job, todo):
-                finished(k, rows)
+    if backend is None or backend.kind == "local":
+        backend = Backend("local", max(1, min(config.workers, len(todo))))
+    for k, rows in ordered_map(_job, todo, backend):
+        finished(k, rows)
     return [row for k in range(len(sizes)) for row in parts[k]]
 
 
