@@ -251,6 +251,14 @@ def test_a_billion_games_or_ten_thousand_workers_are_refused(tmp_path):
     refused(
         evaluate("--players", "greedy", "random", "--workers", "10000", "--out", out), "--workers must be"
     )
+    refused(
+        evaluate("--players", "greedy", "random", "--ray-address", "127.0.0.1:6379", "--out", out),
+        "--ray-address needs --cluster ray",
+    )
+    refused(
+        evaluate("--players", "greedy", "random", "--cluster", "ray", "--workers", "-1", "--out", out),
+        "--workers must be 0",
+    )
 
 
 def test_a_tournament_larger_than_memory_is_refused_before_playing(tmp_path):
