@@ -178,15 +178,18 @@ def run(
     measured = config.decisions - resumed
     summary["elapsed_s"] = elapsed
     summary["decisions_per_s"] = measured / elapsed if elapsed > 0 else None
-    summary["decisions_per_s_per_worker"] = (
-        summary["decisions_per_s"] / config.workers if elapsed > 0 else None
-    )
+    summary["backend"] = {"kind": backend.kind, "workers": backend.workers}
     pngs = report.write_plots(out, config, df)
     folder.finish(out, rows, summary)
+    where = (
+        f"{config.workers} local worker{'s' if config.workers > 1 else ''}"
+        if backend.kind == "local"
+        else f"Ray, {backend.workers or 'automatic'} in flight"
+    )
     for line in report.summary_lines(summary):
         console.print(line)
     console.print(
-        f"{measured:,} decisions measured in {elapsed:.1f}s ({measured / max(elapsed, 1e-9):,.1f}/s on {config.workers} workers)\n"
+        f"{measured:,} decisions measured in {elapsed:.1f}s ({measured / max(elapsed, 1e-9):,.1f}/s; {where})\n"
         f"results: {out / folder.TABLE}, {out / folder.SUMMARY}\nplots: " + ", ".join(str(p) for p in pngs)
     )
     return 0
