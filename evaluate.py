@@ -20,16 +20,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import agents
 from agents import gauntlet as gl
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
+    config_dict,
+    outcome_json,
+    outcomes_from_json,
     paired_differences,
     ratings,
     run_tournament,
@@ -339,6 +344,45 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+#: Deal sets a tournament's work unit plays (a resumed tournament keeps its units).
+CHUNK = 8
+
+
+def resumable(out: Path, config: TournamentConfig) -> tuple[dict[int, list], Any]:
+    """The work units an interrupted run of this tournament left in ``out/partial``, and
+    the ``on_unit`` that keeps each unit as it finishes (nothing is kept with
+    ``--record``: a record is written whole or not at all). ``out/tournament.json`` names
+    the tournament a folder's units belong to; another tournament there is refused."""
+    if config.record_dir is not None:
+        return {}, None
+    what = json.loads(json.dumps({k: v for k, v in config_dict(config).items() if k != "workers"} | {"chunk": CHUNK}))
+    marker, partial = out / "tournament.json", out / "partial"
+    done: dict[int, list] = {}
+    if marker.exists():
+        try:
+            theirs = json.loads(marker.read_text())
+        except (OSError, ValueError) as e:
+            raise ValueError(f"--out {out}: cannot read its tournament.json ({e})") from None
+        if theirs != what:
+            diff = sorted(k for k in set(theirs) | set(what) if theirs.get(k) != what.get(k))
+            raise ValueError(
+                f"--out {out} holds an interrupted tournament with other options ({', '.join(diff)}): "
+                "run that one again to finish it, or give another --out"
+            )
+        for path in sorted(partial.glob("unit_*.json")):
+            try:
+                done[int(path.stem[5:])] = outcomes_from_json(path.read_text())
+            except (OSError, ValueError) as e:
+                raise ValueError(f"cannot read the finished work unit {path}: {e}") from None
+    else:
+        atomic_write(marker, json.dumps(what, indent=2) + "\n")
+
+    def on_unit(k: int, games: list) -> None:
+        atomic_write(partial / f"unit_{k:06d}.json", outcome_json(games))
+
+    return done, on_unit
+
+
 def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     """Play the tournament, print the report and write the results (and the record's
     manifest); the folders are checked and locked."""
@@ -352,14 +396,29 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         ["--players", *config.players, "--games", str(config.total_games), "--rules", config.rules]
         + ["--seed", str(config.seed), "--workers", str(config.workers)]
     )
+    done, on_unit = resumable(out, config)  # before the first line: a refusal plays nothing
     console.print(f"[bold]{command}[/bold]")
+    if done:
+        console.print(
+            f"going on with the tournament in {out}: {len(done)} work units of {CHUNK} deal sets finished"
+        )
     start = time.perf_counter()
     try:
         with RateBar("games", "games", config.total_games, console, args.no_progress) as advance:
-            games = run_tournament(config, agents.from_spec, progress=advance, backend=backend_of(args))
+            games = run_tournament(
+                config,
+                agents.from_spec,
+                progress=advance,
+                chunk=CHUNK,
+                backend=backend_of(args),
+                done=done,
+                on_unit=on_unit,
+            )
     except KeyboardInterrupt:
         note = (
-            f"; the record in {config.record_dir} is incomplete (no {MANIFEST})" if config.record_dir else ""
+            f"; the record in {config.record_dir} is incomplete (no {MANIFEST})"
+            if config.record_dir
+            else f"; its finished work units are kept in {out}: run the same command to go on"
         )
         console.print(f"[red]interrupted: no results written{note}[/red]")
         return 130
@@ -378,6 +437,10 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     }
     print_report(config, summary, extra, console)
     path = write_results(out, config, games, summary, extra)
+    for unit in (out / "partial").glob("unit_*.json"):  # the results are whole: the units are done with
+        unit.unlink()
+    if (out / "partial").is_dir():
+        (out / "partial").rmdir()
     console.print(
         f"{config.total_games} games, {rounds} rounds in {elapsed:.1f}s ({rounds / elapsed:,.0f} rounds/s)\n"
         f"results: {path}/results.json, {path}/games.csv\nplots: " + ", ".join(str(path / p) for p in PLOTS)

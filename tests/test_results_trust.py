@@ -435,3 +435,43 @@ def test_results_and_records_keep_the_umask(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert mode(record) == 0o644
+
+
+# -- resuming an interrupted tournament -------------------------------------------
+
+
+def test_an_interrupted_tournament_goes_on_from_its_finished_work_units(tmp_path):
+    """A folder holding a tournament's configuration and its first finished work units
+    (what an interrupted run leaves) is finished by the same command: only the rest is
+    played, and the games are those of an uninterrupted run, byte for byte. Another
+    tournament in that folder is refused."""
+    import agents
+    from thirtyone_env.harness.evaluation import TournamentConfig, outcome_json, run_tournament
+
+    args = ["--players", "expert", "greedy", "random", "--games", "96", "--seed", "4"]
+    whole = tmp_path / "whole"
+    assert evaluate(*args, "--out", str(whole)).returncode == 0
+    assert not (whole / "partial").exists()
+    config = TournamentConfig(("expert", "greedy", "random"), 96, "standard", 4, 1)
+    games = run_tournament(config, agents.from_spec, chunk=8)
+    interrupted = tmp_path / "interrupted"
+    interrupted.mkdir()
+    marker = json.loads((whole / "tournament.json").read_text())  # what the tournament is
+    (interrupted / "tournament.json").write_text(json.dumps(marker))
+    (interrupted / "partial").mkdir()
+    for k in (0, 2):  # units of 8 deal sets, 3 games each
+        unit = [g for g in games if k * 8 <= g.deal < (k + 1) * 8]
+        (interrupted / "partial" / f"unit_{k:06d}.json").write_text(outcome_json(unit))
+    r = evaluate(*args, "--out", str(interrupted))
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert "going on" in said and "2 work units" in said
+    assert (interrupted / "games.csv").read_bytes() == (whole / "games.csv").read_bytes()
+    assert not (interrupted / "partial").exists()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tournament.json").write_text(json.dumps(marker))
+    refused(
+        evaluate(*args[:-1], "5", "--out", str(other)),
+        "holds an interrupted tournament with other options (seed)",
+    )

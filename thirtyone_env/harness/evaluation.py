@@ -18,6 +18,7 @@ The module needs numpy only; ``openskill`` is imported for :func:`ratings`.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -297,6 +298,8 @@ def run_tournament(
     progress: Callable[[int], None] | None = None,
     chunk: int = 8,
     backend: Backend | None = None,
+    done: dict[int, list[GameOutcome]] | None = None,
+    on_unit: Callable[[int, list[GameOutcome]], None] | None = None,
 ) -> list[GameOutcome]:
     """Play the tournament; returns every game, ordered by (deal set, rotation).
 
@@ -306,23 +309,58 @@ def run_tournament(
     arrive in order, so the result does not depend on the number of workers or where
     they run: ``backend`` (default: ``config.workers`` local processes, at most one per
     work unit) may be a Ray cluster (:mod:`~thirtyone_env.harness.parallel`).
+    ``done`` holds work units (by index) finished by an interrupted run: only the
+    others are played; ``on_unit(k, games)`` sees each unit played as it finishes.
     """
-    tasks = ((config, deals, make_player) for deals in deal_chunks(config.deal_sets, chunk))
-    results: list[GameOutcome] = []
+    done = done or {}
+    todo = (
+        (config, deals, make_player)
+        for k, deals in enumerate(deal_chunks(config.deal_sets, chunk))
+        if k not in done
+    )
     if backend is None or backend.kind == "local":
         backend = Backend("local", worker_count(config, chunk))
-    _collect(ordered_map(_worker, tasks, backend), results, progress)
+    played = ordered_map(_worker, todo, backend)
+    results: list[GameOutcome] = []
+    for k, _deals in enumerate(deal_chunks(config.deal_sets, chunk)):
+        unit = done.get(k)
+        if unit is None:
+            unit = next(played)
+            if on_unit is not None:
+                on_unit(k, unit)
+        results.extend(unit)
+        if progress:
+            progress(len(unit))
     return results
 
 
-def _collect(
-    done_iter: Iterator[list[GameOutcome]], results: list[GameOutcome], progress: Callable[[int], None] | None
-) -> None:
-    """Gather finished work units in order, reporting progress as they come."""
-    for done in done_iter:
-        results.extend(done)
-        if progress:
-            progress(len(done))
+def outcome_json(games: list[GameOutcome]) -> str:
+    """A work unit's games as JSON (kept in a results folder while a tournament runs)."""
+    return json.dumps([dataclasses.asdict(g) for g in games])
+
+
+def outcomes_from_json(text: str) -> list[GameOutcome]:
+    """The games of :func:`outcome_json` (plain JSON: nothing is unpickled);
+    ``ValueError`` if the text is not such a list."""
+    try:
+        out = []
+        for d in json.loads(text):
+            out.append(
+                GameOutcome(
+                    int(d["deal"]),
+                    int(d["rotation"]),
+                    tuple(d["seats"]),
+                    tuple(d["places"]),
+                    tuple(d["wins"]),
+                    int(d["rounds"]),
+                    [tuple(r) for r in d["rows"]],
+                    [list(x) for x in d["draws_by_turn"]],
+                    [list(x) for x in d["switches_by_turn"]],
+                )
+            )
+        return out
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"not a work unit of games: {type(e).__name__}: {e}") from None
 
 
 # -- statistics -------------------------------------------------------------------

@@ -65,9 +65,19 @@ def write_results(
 
 #: Every name a results folder of ours holds (with the run's lock and the atomic
 #: writer's temporary files): a folder holding only these may be written again.
-#: (``gauntlet.md`` and ``gauntlet.png``: what ``evaluate.py --gauntlet`` writes beside them)
+#: (``gauntlet.md`` and ``gauntlet.png``: what ``evaluate.py --gauntlet`` writes beside them;
+#: ``tournament.json`` and ``partial/``: a running tournament's configuration and finished work units)
 RESULT_FILES = frozenset(
-    {"results.json", "games.csv", "gauntlet.md", "gauntlet.png", FolderLock.NAME, *PLOTS}
+    {
+        "results.json",
+        "games.csv",
+        "gauntlet.md",
+        "gauntlet.png",
+        "tournament.json",
+        "partial",
+        FolderLock.NAME,
+        *PLOTS,
+    }
 )
 
 
