@@ -355,7 +355,9 @@ def resumable(out: Path, config: TournamentConfig) -> tuple[dict[int, list], Any
     the tournament a folder's units belong to; another tournament there is refused."""
     if config.record_dir is not None:
         return {}, None
-    what = json.loads(json.dumps({k: v for k, v in config_dict(config).items() if k != "workers"} | {"chunk": CHUNK}))
+    what = json.loads(
+        json.dumps({k: v for k, v in config_dict(config).items() if k != "workers"} | {"chunk": CHUNK})
+    )
     marker, partial = out / "tournament.json", out / "partial"
     done: dict[int, list] = {}
     if marker.exists():
