@@ -30,6 +30,7 @@ from typing import Any
 import agents
 from agents import gauntlet as gl
 from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.harness.command import run_command
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
     config_dict,
@@ -325,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         if record.resolve() == out.resolve():
             parser.error(f"--record and --out are one folder ({out}): give two")
         folders.append((record, "--record"))
-    try:
+
+    def body() -> int:
         with Claim(folders) as claim:
             check_out_dir(out)  # again, now that no other run can write it
             if config.record_dir is not None:
@@ -333,15 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             code = play(args, config, out)
             claim.done = code == 0
             return code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except (ValueError, OSError) as e:  # a folder in use or unwritable, a player's illegal move
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # a player's own failure: named, never a traceback
-        print(f"{PROG}: error: the tournament stopped: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
+
+    return run_command(PROG, "the tournament", body)
 
 
 #: Deal sets a tournament's work unit plays (a resumed tournament keeps its units).
@@ -501,21 +496,15 @@ def gauntlet_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         check_gauntlet_out(out)
     except (ValueError, OSError) as e:
         parser.error(str(e))
-    try:
+
+    def body() -> int:
         with Claim([(out, "--out")]) as claim:
             check_gauntlet_out(out)  # again, now that no other run can write it
             code = play_gauntlet(args, out)
             claim.done = code == 0
             return code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except (ValueError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # a player's own failure: named, never a traceback
-        print(f"{PROG}: error: the gauntlet stopped: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
+
+    return run_command(PROG, "the gauntlet", body)
 
 
 def play_gauntlet(args: argparse.Namespace, out: Path) -> int:

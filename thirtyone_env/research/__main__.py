@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from thirtyone_env.harness.command import run_command
 from thirtyone_env.harness.parallel import BACKENDS, Backend
 from thirtyone_env.research import folder
 from thirtyone_env.research.config import StudyConfig
@@ -108,27 +109,18 @@ def main(argv: list[str] | None = None) -> int:
             if callable(check):
                 check(len(config.table), rules)
         out = args.out or default_out(config)
-        done = folder.check_folder(out, config)
+        folder.check_folder(out, config)  # refused before any lock or game
     except ValueError as e:
         parser.error(str(e))
     from thirtyone_env.harness.files import FolderLock
 
-    try:
+    def body() -> int:
         with FolderLock(out, "--out"):
-            done = folder.check_folder(out, config)  # again, now that no other run can write it
-            return run(args, config, make_player, out, done, backend)
-    except KeyboardInterrupt:
-        print(
-            f"{PROG}: interrupted; the finished jobs are kept in {out}: run the same command to go on",
-            file=sys.stderr,
-        )
-        return 130
-    except (ValueError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except Exception as e:  # a player's own failure: named, never a traceback
-        print(f"{PROG}: error: the study stopped: {type(e).__name__}: {e}", file=sys.stderr)
-        return 2
+            found = folder.check_folder(out, config)  # again, now that no other run can write it
+            return run(args, config, make_player, out, found, backend)
+
+    note = f"interrupted; the finished jobs are kept in {out}: run the same command to go on"
+    return run_command(PROG, "the study", body, note)
 
 
 def default_out(config: StudyConfig) -> Path:
