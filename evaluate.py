@@ -29,6 +29,7 @@ from typing import Any
 
 import agents
 from agents import gauntlet as gl
+from agents import portable
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.command import run_command
 from thirtyone_env.harness.evaluation import (
@@ -402,12 +403,13 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     start = time.perf_counter()
     try:
         with RateBar("games", "games", config.total_games, console, args.no_progress) as advance:
+            backend = backend_of(args)
             games = run_tournament(
                 config,
-                agents.from_spec,
+                portable.reader(config.players, backend),
                 progress=advance,
                 chunk=CHUNK,
-                backend=backend_of(args),
+                backend=backend,
                 done=done,
                 on_unit=on_unit,
             )

@@ -41,6 +41,7 @@ import re
 import sys
 import types
 import typing
+from collections.abc import Collection
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,8 @@ REGISTRY: dict[str, str] = {
 ENTRY_POINT_GROUP = "thirtyone.players"
 
 IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+#: A player by Python file: ``path/to/file.py:Class[:options]``.
+FILE_SPEC = re.compile(r"(.+?\.py):([^:]*)(?::(.*))?", re.DOTALL)
 SCALARS: dict[Any, str] = {bool: "bool", int: "int", float: "float", str: "str", type(None): "None"}
 
 
@@ -96,6 +99,57 @@ def from_spec(spec: str) -> Any:
     return _construct(label, target, kwargs)
 
 
+def player_class(spec: str) -> Any:
+    """The player class (or function) ``spec`` names, without building a player."""
+    return _parse(spec)[1]
+
+
+def spec_files(spec: str) -> list[str]:
+    """The files building ``spec`` reads, as the spec writes their paths: a player's
+    Python file, and the options its class lists in ``FILE_OPTIONS`` (the learned
+    player's model ``path``). What has to travel with the spec to another machine
+    (:mod:`agents.portable`); ``ValueError`` for a bad spec, as :func:`from_spec`."""
+    spec = spec.strip()
+    _, target, kwargs = _parse(spec)
+    found = [m.group(1) for m in [_file_spec(spec)] if m is not None]
+    found += [kwargs[k] for k in getattr(target, "FILE_OPTIONS", ()) if kwargs.get(k) is not None]
+    return found
+
+
+def relocate(spec: str, moved: dict[str, str], file_options: Collection[str] = ("path",)) -> str:
+    """``spec`` with the file paths of :func:`spec_files` replaced as ``moved`` says
+    (path as written -> new path): a player file, and the values of
+    ``file_options`` (its class's ``FILE_OPTIONS``); the rest kept as written. Reads no
+    file (the originals may be on another machine)."""
+    spec = spec.strip()
+    file_spec = _file_spec(spec)
+    if file_spec is not None:
+        path, attr, options = file_spec.groups()
+        head, options = f"{moved.get(path, path)}:{attr}", options or ""
+    else:
+        name, _, options = spec.partition(":")
+        if name.strip() not in REGISTRY and name.strip() not in _entry_points():  # module:Class[:options]
+            attr, _, options = options.partition(":")
+            name = f"{name}:{attr}"
+        head = name
+    files = set(file_options)
+    items = []
+    for item in filter(None, (s.strip() for s in options.split(","))):
+        key, _, raw = item.partition("=")
+        if key.strip() in files and raw.strip() in moved:
+            item = f"{key.strip()}={moved[raw.strip()]}"
+        items.append(item)
+    return f"{head}:{','.join(items)}" if items else head
+
+
+def _file_spec(spec: str) -> re.Match[str] | None:
+    """The match of a player-file spec (``path.py:Class[:options]``); None for the others."""
+    head = spec.partition(":")[0].strip()
+    if head in REGISTRY or head in _entry_points():
+        return None
+    return FILE_SPEC.fullmatch(spec)
+
+
 # -- what a spec names ---------------------------------------------------------------
 
 
@@ -126,7 +180,7 @@ def _split(spec: str) -> tuple[str, Any, str]:
     head = head.strip()
     if head in REGISTRY or head in _entry_points():
         return head, _named(head), rest
-    file_spec = re.fullmatch(r"(.+?\.py):([^:]*)(?::(.*))?", spec, re.DOTALL)
+    file_spec = FILE_SPEC.fullmatch(spec)
     if file_spec:
         path, attr, options = file_spec.groups()
         label = f"{path}:{attr}"

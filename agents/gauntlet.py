@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 import agents
+from agents import portable
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import (
     GameOutcome,
@@ -225,7 +226,8 @@ def _play(
     (a search table's few deal sets would otherwise make one or two units; the games
     do not depend on the units)."""
     chunk = max(1, min(8, math.ceil(config.deal_sets / (4 * config.workers))))
-    return run_tournament(config, agents.from_spec, progress=progress, chunk=chunk, backend=backend)
+    make_player = portable.reader(config.players, backend)
+    return run_tournament(config, make_player, progress=progress, chunk=chunk, backend=backend)
 
 
 @dataclass(frozen=True)

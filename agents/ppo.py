@@ -555,6 +555,9 @@ class PPOPlayer(PolicyPlayer):
             masked action distribution with the generator handed to ``reset``.
     """
 
+    #: the option naming a file (it travels with the spec to other machines, :mod:`agents.portable`)
+    FILE_OPTIONS = ("path",)
+
     def __init__(self, path: str | None = None, deterministic: bool = True) -> None:
         self.path = path
         self.from_zoo = path is None
@@ -566,6 +569,18 @@ class PPOPlayer(PolicyPlayer):
             self.rng = np.random.default_rng()
         else:
             super().__init__(load_policy(path), str(path), deterministic)
+
+    @staticmethod
+    def companion_files(path: str) -> list[Path]:
+        """Files beside the model that say its table, to travel with it: the run's
+        ``config.json`` (beside it or one folder up) of a model whose own description
+        names no table (:func:`trained_table`)."""
+        path_ = Path(path)
+        if described_table(path_) is not None:
+            return []
+        return [
+            f / "config.json" for f in (path_.parent, path_.parent.parent) if _run_config(f / "config.json")
+        ][:1]
 
     @staticmethod
     def check_options(path: str | None = None, deterministic: bool = True) -> None:

@@ -1,11 +1,14 @@
 """The Ray backend on a real local cluster: two nodes of one CPU each on this machine
 (``ray.cluster_utils.Cluster``, every node on 127.0.0.1), started once for the module.
 Results equal those of one local process, byte for byte, even when a node is removed
-while the tournament runs."""
+while the tournament runs; players' files reach the workers by content; train.py's
+collection and evaluations run there too."""
 
 import os
+import shutil
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +19,10 @@ ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
 import agents  # noqa: E402
+from agents.portable import CACHE_ENV, PortableReader  # noqa: E402
+from agents.training.collection import demonstrations  # noqa: E402
+from agents.training.config import TrainConfig  # noqa: E402
+from agents.training.evaluations import evaluate_all  # noqa: E402
 from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament  # noqa: E402
 from thirtyone_env.harness.parallel import Backend, ordered_map  # noqa: E402
 from thirtyone_env.research.config import StudyConfig  # noqa: E402
@@ -25,7 +32,9 @@ NODE = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": Fals
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(tmp_path_factory):
+    # where the workers write the files that travel to them (they inherit it)
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("carried"))
     c = Cluster(initialize_head=True, head_node_args=NODE)
     c.add_node(**{k: v for k, v in NODE.items() if k != "include_dashboard"})
     c.wait_for_nodes()
@@ -81,3 +90,66 @@ def test_a_node_lost_mid_run_costs_nothing(cluster):
     killer.join()
     assert rows(on_ray) == rows(local)
     assert sum(done) == config.total_games
+
+
+ZOO_4P = Path(__file__).resolve().parents[1] / "agents" / "models" / "ppo_standard_4p.zip"
+BOT = """
+import numpy as np
+
+
+class Last:
+    obs_encoding = "view"
+
+    def act(self, view, action_mask):
+        return int(np.flatnonzero(action_mask)[-1])
+"""
+
+
+def own_files(folder: Path) -> tuple[Path, Path]:
+    """A model and a player file of this test's own, in ``folder``."""
+    folder.mkdir()
+    shutil.copy(ZOO_4P, folder / "mine.zip")
+    (folder / "last.py").write_text(BOT)
+    return folder / "mine.zip", folder / "last.py"
+
+
+def test_players_reach_the_workers_by_content(cluster, tmp_path):
+    """The model and player files are removed before the tournament goes to Ray: the
+    workers build the players from the bytes the reader carries."""
+    model, bot = own_files(tmp_path / "mine")
+    players = (f"ppo:path={model}", f"{bot}:Last", "expert", "greedy")
+    config = TournamentConfig(players, 24, "standard", 6, 1)
+    local = run_tournament(config, agents.from_spec, chunk=1)
+    carried = PortableReader(players)
+    shutil.rmtree(tmp_path / "mine")
+    on_ray = run_tournament(config, carried, chunk=1, backend=Backend("ray", 0))
+    assert rows(on_ray) == rows(local)
+    placed = {p.name for p in Path(os.environ[CACHE_ENV]).rglob("*.*")}
+    assert {"mine.zip", "last.py"} <= placed
+
+
+def test_training_collection_and_evaluations_on_ray_equal_local(cluster, tmp_path):
+    """train.py's warm-start collection (two jobs; a carried model among the
+    opponents, a carried player file as the teacher) and its evaluations give the
+    same data on Ray as in local processes."""
+    model, bot = own_files(tmp_path / "mine")
+    base = dict(
+        runs_dir=str(tmp_path / "runs"),
+        imitate=f"{bot}:Last",
+        imitate_decisions=5_500,
+        opponents=f"ppo:path={model},greedy",
+        eval_opponents=f"greedy,{bot}:Last",
+        eval_games=24,
+        n_envs=2,
+    )
+    local = demonstrations(TrainConfig(**base, workers=2))
+    on_ray = demonstrations(TrainConfig(**base, cluster="ray"))
+    assert len(on_ray) == len(local) == 5_500
+    for name, array in local.arrays().items():
+        assert (on_ray.arrays()[name] == array).all(), name
+    config = TrainConfig(**base)
+    here = evaluate_all(model, config, [3, 4])
+    there = evaluate_all(model, TrainConfig(**base, cluster="ray"), [3, 4])
+    assert here == there
+    assert [r["opponent"] for r in there] == ["greedy", f"{bot}:Last"]
+    assert all(r["games"] == 24 for r in there)

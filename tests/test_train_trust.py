@@ -480,3 +480,25 @@ def test_run_files_keep_the_umask(tmp_path):
         assert p.stat().st_mode & 0o777 == 0o640, p
     for p in [run, *(p for p in run.rglob("*") if p.is_dir())]:
         assert p.stat().st_mode & 0o777 == 0o750, p
+
+
+def test_where_a_run_works_is_given_anew_on_every_start(tmp_path):
+    """--cluster, --ray-address and --workers say where the collection and the
+    evaluations run, not what is trained: a resume takes them from its own command
+    line (else the defaults), and a config.json stored before they existed resumes."""
+    from agents.training.run_folder import stored_config
+
+    run = tmp_path / "old"
+    run.mkdir()
+    stored = dataclasses.asdict(TrainConfig(runs_dir=str(tmp_path), run_name="old", cluster="ray", workers=3))
+    (run / "config.json").write_text(json.dumps(stored))
+    assert (stored_config(run, {}).cluster, stored_config(run, {}).workers) == ("local", 0)
+    assert stored_config(run, {"workers": 2}).workers == 2
+    for field in ("cluster", "ray_address", "workers"):
+        del stored[field]
+    (run / "config.json").write_text(json.dumps(stored))
+    assert stored_config(run, {"cluster": "ray"}).cluster == "ray"
+    with pytest.raises(ValueError, match="another config"):
+        stored_config(run, {"seed": 5})
+    with pytest.raises(ValueError, match="ray_address needs --cluster ray"):
+        TrainConfig(ray_address="127.0.0.1:6379")

@@ -20,7 +20,7 @@ from agents.training.curves import gauntlet_point, read_curves, write_curves
 from agents.training.envs import league_seats
 from agents.training.evaluations import (
     best_evaluation,
-    evaluate_policy_file,
+    evaluate_all,
     places,
     read_evaluations,
     win_share,
@@ -184,11 +184,9 @@ class RunCallback(BaseCallback):
         NumpyPolicy.from_sb3(self.model.policy).save(path)
         if self.league is not None:
             self.write_league()
-        rows = []
-        for k, spec in enumerate(config.eval_specs):
-            row = evaluate_policy_file(path, config, spec, config.eval_games, config.seeds.evaluation(k))
+        rows = evaluate_all(path, config, [config.seeds.evaluation(k) for k in range(len(config.eval_specs))])
+        for spec, row in zip(config.eval_specs, rows, strict=True):
             row["timesteps"] = self.num_timesteps
-            rows.append(row)
             tag = spec.replace(":", "_")
             self.logger.record(f"eval/{tag}_win_rate", row["win_rate"])
             self.logger.record(f"eval/{tag}_lives_lost_per_round", row["lives_lost_per_round"])

@@ -10,18 +10,18 @@ import dataclasses
 import io
 import json
 import os
-import signal
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-import agents
+from agents import portable
 from agents.training.config import TrainConfig
 from agents.training.envs import make_env_fn, observation_shape
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.parallel import ordered_map
 
 #: Teacher decisions per collection job: the jobs and their seeds depend on the seed
 #: and the decision count only, so the demonstrations are the same on any worker count.
@@ -39,23 +39,21 @@ class CollectionInterrupted(KeyboardInterrupt):
         self.collected = collected
 
 
-def _ignore_interrupts() -> None:
-    """A collection worker's start: Ctrl-C is the trainer's to handle (it saves what
-    was collected), and the pool's SIGTERM just ends the worker (no traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _collect_chunk(job: tuple[TrainConfig, int, int]) -> Any:
-    """One collection job (module level so worker processes can run it)."""
+def _collect_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
+    """One collection job (module level so worker processes and Ray can run it): the
+    run's players built by ``make_player``, which carries their files to other machines."""
     from agents.imitation import collect
 
-    config, seed, size = job
+    config, seed, size, make_player = job
+    local = getattr(make_player, "local_spec", None)
+    if callable(local):  # a portable reader: the opponents' files written on this machine too
+        opponents = ",".join(local(s) for s in config.opponent_specs)
+        config = dataclasses.replace(config, opponents=opponents)
     env = make_env_fn(config, -1)()
-    behaviour = agents.from_spec(config.imitate_behaviour) if config.imitate_behaviour else None
+    behaviour = make_player(config.imitate_behaviour) if config.imitate_behaviour else None
     return collect(
         env,
-        agents.from_spec(config.imitate),
+        make_player(config.imitate),
         size,
         config.gamma,
         seed,
@@ -114,12 +112,11 @@ def is_first_jobs(done: Any, config: TrainConfig) -> bool:
 
 def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) -> Any:
     """The teacher's decisions for the warm start, collected in fixed-size jobs (one
-    child seed each), on ``n_envs`` worker processes with ``--vec-env subproc``.
-    ``done``: the decisions of the first jobs, saved by an interrupted collection (a
-    whole number of jobs); only the rest are collected. Ctrl-C raises
+    child seed each) on the run's backend (:meth:`TrainConfig.backend`: local
+    processes, one with ``--vec dummy``, or Ray, where the players' files travel by
+    content). ``done``: the decisions of the first jobs, saved by an interrupted
+    collection (a whole number of jobs); only the rest are collected. Ctrl-C raises
     :class:`CollectionInterrupted` holding every job finished (workers ignore it)."""
-    import multiprocessing as mp
-
     from agents.imitation import Demonstrations
 
     jobs = collection_jobs(config)
@@ -127,19 +124,15 @@ def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) 
     todo = jobs[len(done) // IMITATION_CHUNK :] if parts else jobs
     if progress and parts:
         progress(len(done))
-    workers = min(config.n_envs, len(todo), os.cpu_count() or 1) if config.vec != "dummy" else 1
+    auto = 1 if config.vec == "dummy" else min(config.n_envs, os.cpu_count() or 1)
+    backend = config.backend(len(todo), auto)
+    specs = [config.imitate, config.imitate_behaviour, *config.opponent_specs]
+    make_player = portable.reader([s for s in specs if s], backend)
     try:
-        if workers <= 1:
-            for job in todo:
-                parts.append(_collect_chunk(job))
-                if progress:
-                    progress(job[2])
-        else:
-            with mp.get_context().Pool(workers, initializer=_ignore_interrupts) as pool:
-                for part in pool.imap(_collect_chunk, todo):
-                    parts.append(part)
-                    if progress:
-                        progress(len(part))
+        for part in ordered_map(_collect_chunk, [(*job, make_player) for job in todo], backend):
+            parts.append(part)
+            if progress:
+                progress(len(part))
     except KeyboardInterrupt:
         raise CollectionInterrupted(Demonstrations.concat(parts) if parts else None) from None
     demos = Demonstrations.concat(parts)

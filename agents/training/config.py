@@ -19,6 +19,7 @@ from thirtyone_env.envs.env import EPISODES, REWARDS
 from thirtyone_env.game.encoding import ENCODINGS
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import check_name
+from thirtyone_env.harness.parallel import BACKENDS, Backend
 
 ACTIVATIONS = ("tanh", "relu")
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
@@ -28,7 +29,11 @@ MAX_LAYERS, MAX_LAYER = 16, 8192
 #: Most envs per vector env kind: subproc starts a process for each.
 MAX_ENVS = {"subproc": 256, "dummy": 65_536, "batched": 65_536}
 #: fields a resumed run may change: how far to go on, not what is trained
-OPERATIONAL = ("total_timesteps", "time_limit")
+OPERATIONAL = ("total_timesteps", "time_limit", "cluster", "ray_address", "workers")
+#: where a run's collection and evaluations run: given anew on every start (a resume
+#: takes them from its command line, else the defaults, never from config.json, which
+#: runs stored before these fields existed lack); the results do not depend on them
+PLACEMENT = ("cluster", "ray_address", "workers")
 #: seeds numpy's legacy generator (which SB3 seeds) takes
 MAX_SEED = 2**32 - 1
 TYPE_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false"}
@@ -139,6 +144,21 @@ class TrainConfig:
     eval_games: int = option(400, "games per evaluation table")
     eval_opponents: str = option("expert,greedy", "one table per spec: the learner against three of it")
     checkpoint_every: int = option(100_000, "steps between checkpoints")
+    cluster: str = option(
+        "local",
+        "where the collection and the evaluations run: 'local' (processes of this machine) or 'ray' "
+        "(a Ray cluster: --ray-address, else RAY_ADDRESS, else a local Ray on 127.0.0.1); the results "
+        "are the same on both",
+    )
+    ray_address: str = option(
+        "", "the Ray cluster to join with --cluster ray ('' = RAY_ADDRESS or a new local Ray)"
+    )
+    workers: int = option(
+        0,
+        "processes (or Ray tasks in flight) of the collection and the evaluations; 0: the collection "
+        "on min(n_envs, CPUs) processes and the evaluations in this one (local), twice the cluster's "
+        "CPUs (ray)",
+    )
     device: str = option("cpu", "the torch device to train on ('auto': CUDA where there is one)")
     torch_threads: int = option(1, "torch threads of the learner (1 suits small MLPs beside env workers)")
 
@@ -233,6 +253,14 @@ class TrainConfig:
             raise ValueError("imitate_sharpen sharpens the imitation: it needs --imitate")
         if self.imitate_knock_weight <= 0:
             raise ValueError(f"imitate_knock_weight={self.imitate_knock_weight!r} must be positive")
+        if self.cluster not in BACKENDS:
+            raise ValueError(f"cluster={self.cluster!r} is not allowed; allowed values: {list(BACKENDS)}")
+        if self.ray_address and self.cluster != "ray":
+            raise ValueError("ray_address needs --cluster ray")
+        if self.workers < 0:
+            raise ValueError(f"workers={self.workers!r} must be 0 (automatic) or more")
+        if self.cluster == "ray":
+            self.backend(1, 1)  # Ray installed?
         if self.time_limit < 0:
             raise ValueError(f"time_limit={self.time_limit!r} must be 0 (none) or more seconds")
         if self.eval_every < 0:
@@ -309,6 +337,13 @@ class TrainConfig:
     @property
     def run_dir(self) -> Path:
         return Path(self.runs_dir) / self.run_name
+
+    def backend(self, tasks: int, auto: int) -> Backend:
+        """Where ``tasks`` collection or evaluation tasks run: Ray, or ``workers``
+        local processes (0: ``auto``), never more than there are tasks."""
+        if self.cluster == "ray":
+            return Backend("ray", self.workers, self.ray_address or None)
+        return Backend("local", max(1, min(self.workers or auto, tasks)))
 
     @property
     def seeds(self) -> RunSeeds:

@@ -50,14 +50,16 @@ def gauntlet_point(policy_path: Path, config: TrainConfig, timesteps: int) -> li
     ``timesteps``."""
     from agents.gauntlet import run_gauntlet
 
+    backend = config.backend(len(curve_tables(config.players)) * 64, 1)  # the tables' work units
     rows = run_gauntlet(
         f"ppo:path={policy_path}",
         config.players,
         config.rules,
         config.gauntlet_games,
         config.seeds.gauntlet,
-        workers=1,
+        workers=max(1, backend.workers),
         tables=curve_tables(config.players),
+        backend=backend,
     )
     return [{"timesteps": timesteps, **{k: row[k] for k in FIELDS if k != "timesteps"}} for row in rows]
 

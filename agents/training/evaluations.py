@@ -19,6 +19,7 @@ import numpy as np
 import agents
 from agents.training.config import TrainConfig
 from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.parallel import ordered_map
 
 EVALUATIONS = "evaluations.csv"
 EVAL_FIELDS = (
@@ -44,6 +45,38 @@ def evaluate_policy_file(path: Path, config: TrainConfig, spec: str, games: int,
     if batchable(Rules.resolve(config.rules)):
         return evaluate_batched(path, config, spec, games, seed)
     return evaluate_on_harness(path, config, spec, games, seed)
+
+
+def evaluate_all(path: Path, config: TrainConfig, seeds: list[int]) -> list[dict[str, Any]]:
+    """The learner in ``path`` against a table of each evaluation opponent (seed
+    ``seeds[k]`` for the k-th), one task each on the run's backend: in this process
+    unless ``--workers`` says otherwise, or on Ray, where the learner's file and the
+    opponents' travel by content. Rows in the order of the opponents."""
+    from agents import portable
+    from agents.portable import CarriedFile
+
+    specs = config.eval_specs
+    backend = config.backend(len(specs), 1)
+    make_player = portable.reader(specs, backend)
+    model: Path | CarriedFile = path
+    if backend.kind == "ray":
+        from agents.ppo import PPOPlayer
+
+        model = CarriedFile.read(path, PPOPlayer.companion_files(str(path)))
+    tasks = [
+        (model, config, spec, config.eval_games, seed, make_player)
+        for spec, seed in zip(specs, seeds, strict=True)
+    ]
+    return list(ordered_map(_evaluation_task, tasks, backend))
+
+
+def _evaluation_task(task: tuple[Any, TrainConfig, str, int, int, Any]) -> dict[str, Any]:
+    """One evaluation table (module level, for worker processes and Ray)."""
+    model, config, spec, games, seed, make_player = task
+    path = model if isinstance(model, Path) else model.place()
+    local = getattr(make_player, "local_spec", None)
+    row = evaluate_policy_file(path, config, local(spec) if callable(local) else spec, games, seed)
+    return {**row, "opponent": spec}
 
 
 #: Games played at once by :func:`evaluate_batched`.

@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import OPERATIONAL, TrainConfig
+from agents.training.config import OPERATIONAL, PLACEMENT, TrainConfig
 from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
 from thirtyone_env.harness.files import FolderLock, atomic_write
 
@@ -89,6 +89,8 @@ def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
         names = {f.name for f in dataclasses.fields(TrainConfig)}
         if not isinstance(stored, dict):
             raise ValueError("it is not a JSON object")
+        defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
+        stored = {**stored, **{k: given.get(k, defaults[k]) for k in PLACEMENT}}
         if set(stored) != names:
             odd = sorted(names ^ set(stored))
             raise ValueError(f"its fields are not those of this train.py (differ: {', '.join(odd)})")

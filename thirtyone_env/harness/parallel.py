@@ -20,6 +20,7 @@ head node); players are named by spec, never by an object.
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing as mp
 import os
 import signal
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 BACKENDS = ("local", "ray")
+NO_RAY = "the ray backend needs Ray: pip install 'thirtyone[cluster]'"
 #: Times Ray runs a task again after its worker or node died.
 RAY_RETRIES = 5
 
@@ -52,6 +54,8 @@ class Backend:
             raise ValueError("local workers must be at least 1")
         if self.address is not None and self.kind != "ray":
             raise ValueError("a cluster address needs the ray backend")
+        if self.kind == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError(NO_RAY)
 
 
 def _ignore_interrupt() -> None:
@@ -78,7 +82,7 @@ def connect(address: str | None = None) -> Any:
     try:
         import ray
     except ImportError:
-        raise ValueError("the ray backend needs Ray: pip install 'thirtyone[cluster]'") from None
+        raise ValueError(NO_RAY) from None
     if not ray.is_initialized():
         target = address or os.environ.get("RAY_ADDRESS") or None
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}

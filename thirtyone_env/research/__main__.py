@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         backend = Backend(args.cluster, args.workers, args.ray_address)
         from thirtyone_env.research.players import spec_reader
 
-        make_player = spec_reader()
+        make_player = spec_reader(config.table, backend)
         from thirtyone_env.game.rules import Rules
 
         rules = Rules.resolve(config.rules)

@@ -9,21 +9,26 @@ the command line finds it there: any package may register one instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib import metadata
 from typing import Any
 
-#: Entry point group of the function that turns a player spec into a player.
+from thirtyone_env.harness.parallel import Backend
+
+#: Entry point group of the function ``reader(specs, backend)`` that gives the function
+#: turning a player spec into a player.
 GROUP = "thirtyone.player_specs"
 
 
-def spec_reader() -> Callable[[str], Any]:
-    """The installed spec reader (``agents.from_spec`` once this project is installed);
-    ``ValueError`` naming the group when none is installed."""
+def spec_reader(specs: Iterable[str] = (), backend: Backend | None = None) -> Callable[[str], Any]:
+    """How to build the players of ``specs`` for work on ``backend``: the installed
+    reader (``agents.portable.reader`` once this project is installed: a spec's files
+    travel with it to a Ray cluster's workers); ``ValueError`` naming the group when
+    none is installed."""
     entries = sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name)
     if not entries:
         raise ValueError(
             f"no player spec reader is installed (entry point group {GROUP!r}); install this project "
             "(pip install -e .), whose agents package registers one"
         )
-    return entries[0].load()
+    return entries[0].load()(specs, backend)
