@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,15 @@ LEAGUE_FILE = "league.json"
 class RunCallback(BaseCallback):
     """Checkpoints, self-play snapshots, ladder evaluations and the progress bar."""
 
-    def __init__(self, config: TrainConfig, progress: bool) -> None:
+    def __init__(
+        self,
+        config: TrainConfig,
+        progress: bool,
+        report: Callable[[int, list[dict[str, Any]]], None] | None = None,
+    ) -> None:
         super().__init__()
         self.config = config
+        self.report = report  # sees each evaluation's rows (a sweep's trial)
         self.run_dir = config.run_dir
         self.progress = progress
         self.bar: Any = None
@@ -202,6 +209,8 @@ class RunCallback(BaseCallback):
         if score > self.best:
             self.best = score
             save_model(self.model, self.run_dir / "best_model.zip", self.config)
+        if self.report is not None:  # last: a sweep may stop the run here
+            self.report(self.num_timesteps, rows)
 
     def _print(self, text: str) -> None:
         if self.bar is not None:

@@ -39,16 +39,45 @@ def build_parser() -> argparse.ArgumentParser:
         "--resume", metavar="RUN_DIR", default=None, help="go on with the run in this folder (its config)"
     )
     parser.add_argument("--no-progress", action="store_true", default=False, help="no progress bar")
+    parser.add_argument(
+        "--sweep",
+        metavar="FILE",
+        default=None,
+        help="run the sweep in this JSON file as Ray Tune trials with ASHA (agents.training.sweep; "
+        "with --ray-address to join a cluster)",
+    )
     return parser
 
 
 def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
     """The run's config and whether it resumes a run folder's."""
-    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress")}
+    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress", "sweep")}
     resume = getattr(args, "resume", None)
     if resume is None:
         return TrainConfig(**given), False
     return stored_config(Path(resume), given), True
+
+
+def sweep_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--sweep FILE``: the sweep's trials on Ray; its summary table. Exit code 1
+    when a trial failed (its error is in the summary)."""
+    import importlib.util
+
+    from agents.training import sweep as sw
+
+    if any(importlib.util.find_spec(m) is None for m in ("ray", "pyarrow")):
+        raise ValueError("--sweep needs Ray Tune: pip install 'thirtyone[cluster]'")
+    given = [
+        k for k, v in vars(args).items() if k not in ("sweep", "no_progress", "ray_address") and v is not None
+    ]
+    if given:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise ValueError(f"--sweep takes the trials' options from its file: put {flags} in its 'base'")
+    spec = sw.Sweep.read(args.sweep)
+    rows = sw.run_sweep(spec, getattr(args, "ray_address", None) or None)
+    sw.print_summary(rows, spec)
+    print(f"sweep summary: {spec.folder / sw.SUMMARY}, {spec.folder / sw.PLOT}")
+    return 1 if any(r["status"] == "error" for r in rows) else 0
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -62,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.sweep is not None:
+            return sweep_main(parser, args)
         config, resume = config_from_args(args)
         train(config, resume=resume, progress=not args.no_progress)
     except (ValueError, OSError) as e:  # bad input, a place that cannot be written

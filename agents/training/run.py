@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import agents
@@ -83,12 +84,18 @@ def preflight(config: TrainConfig, resume: bool) -> Any:
     return None
 
 
-def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
+def train(
+    config: TrainConfig,
+    resume: bool = False,
+    progress: bool = True,
+    report: Callable[[int, list[dict[str, Any]]], None] | None = None,
+) -> dict[str, Any]:
     """Run (or go on with) training; returns the run's figures. Every check comes
     before the run folder is created; the folder is locked for the run (another
     train.py on it is refused); a fresh start that fails before saving anything
     removes the folder it created. Raises ``ValueError`` on bad input and
-    ``KeyboardInterrupt`` after saving what can be saved."""
+    ``KeyboardInterrupt`` after saving what can be saved. ``report(steps, rows)``
+    sees each evaluation's rows as they are written (a sweep's trials report them)."""
     import torch
 
     torch.set_num_threads(config.torch_threads)
@@ -96,14 +103,20 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     created = not config.run_dir.exists()
     with FolderLock(config.run_dir, "run folder"):
         try:
-            return run_locked(config, resume, progress, demos)
+            return run_locked(config, resume, progress, demos, report)
         except BaseException:
             if created:
                 remove_failed_start(config.run_dir)
             raise
 
 
-def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) -> dict[str, Any]:
+def run_locked(
+    config: TrainConfig,
+    resume: bool,
+    progress: bool,
+    demos: Any,
+    report: Callable[[int, list[dict[str, Any]]], None] | None = None,
+) -> dict[str, Any]:
     """:func:`train` once the run folder is locked: a resume without a checkpoint
     (a warm start that was interrupted, a start that failed) starts the run again."""
     from stable_baselines3.common.logger import configure
@@ -131,7 +144,7 @@ def run_locked(config: TrainConfig, resume: bool, progress: bool, demos: Any) ->
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
-        callback = RunCallback(config, progress)
+        callback = RunCallback(config, progress, report)
         t0 = time.perf_counter()
         try:
             model.learn(

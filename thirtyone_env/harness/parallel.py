@@ -79,6 +79,10 @@ def ordered_map(fn: Callable[[Any], Any], tasks: Iterable[Any], backend: Backend
 def connect(address: str | None = None) -> Any:
     """The ``ray`` module, connected to ``address`` (else ``RAY_ADDRESS``, else a new
     local Ray listening on 127.0.0.1 only); an existing connection is kept."""
+    if not (address or os.environ.get("RAY_ADDRESS")):
+        # a local Ray's processes name the loopback address, not the machine's outward
+        # one (read when ray is first imported; workers inherit it)
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError:

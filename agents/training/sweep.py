@@ -1,0 +1,418 @@
+"""Sweeps of training configurations as Ray Tune trials: ``train.py --sweep FILE``.
+
+A sweep file (JSON) names the trials' common options and what varies::
+
+    {
+      "name": "lr-clip",                        # the sweep's folder: <runs_dir>/<name>
+      "base": {"imitate": "expert", "total_timesteps": 400000, "eval_every": 50000},
+      "grid": {"learning_rate": [3e-5, 1e-4, 3e-4]},       # every value (tune.grid_search)
+      "sample": {"ent_coef": {"loguniform": [1e-4, 1e-2]}}, # drawn per trial
+      "samples": 2,                             # trials per grid point
+      "metric": "win_rate",                     # or "lives_lost_per_round" (lower is better)
+      "grace": 2, "reduction": 2,               # ASHA: evaluations before a stop, cut factor
+      "concurrent": 2, "cpus_per_trial": 1, "seed": 0
+    }
+
+``base``, ``grid`` and ``sample`` take :class:`~agents.training.config.TrainConfig`
+fields (not ``run_name``, and ``runs_dir`` only in ``base``: each trial is the ordinary
+run folder ``<runs_dir>/<name>/trial_<k>``, which ``train.py --resume`` goes on with). Samplers:
+``uniform``, ``loguniform``, ``randint`` ([low, high)), ``choice`` (a list). Every
+trial's config is checked before Ray starts (each grid value, each sampler's ends).
+
+Trials report each ladder evaluation (the mean over ``eval_opponents`` of the win rate
+and of the lives lost a round); ASHA (:class:`ray.tune.schedulers.ASHAScheduler`, time
+in evaluations) stops the trials that fall behind. The sweep folder holds
+``sweep.json`` (the file as read, written first), ``tune/`` (Tune's own state) and, at
+the end, ``summary.csv`` and ``summary.png`` (each trial's curve). The folder is locked
+while the sweep runs; the same command goes on with an interrupted sweep (Tune's
+restore: unfinished trials resume from their run folders' checkpoints), another sweep
+in that folder is refused. Tune's random draws are seeded with ``seed``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.training.config import TrainConfig
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
+
+SWEEP = "sweep.json"
+SUMMARY = "summary.csv"
+PLOT = "summary.png"
+TUNE_DIR = "tune"  #: Tune's state: <sweep folder>/tune/trials/<trial>
+EXPERIMENT = "trials"
+METRICS = {"win_rate": "max", "lives_lost_per_round": "min"}
+SAMPLERS = ("uniform", "loguniform", "randint", "choice")
+#: fields a sweep sets for each trial itself
+PER_TRIAL = ("run_name", "runs_dir")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep file, checked (``ValueError`` naming the key or field otherwise)."""
+
+    name: str = field(default="", metadata={"help": "the sweep's folder under the base's runs_dir"})
+    base: dict[str, Any] = field(default_factory=dict, metadata={"help": "every trial's options"})
+    grid: dict[str, list[Any]] = field(default_factory=dict, metadata={"help": "values tried in turn"})
+    sample: dict[str, dict[str, list[Any]]] = field(
+        default_factory=dict, metadata={"help": "values drawn per trial: {field: {sampler: args}}"}
+    )
+    samples: int = field(default=1, metadata={"help": "trials per grid point"})
+    metric: str = field(default="win_rate", metadata={"help": "what ASHA compares"})
+    grace: int = field(default=1, metadata={"help": "evaluations a trial plays before it may be stopped"})
+    reduction: float = field(default=2.0, metadata={"help": "ASHA keeps 1/reduction of trials at a rung"})
+    concurrent: int = field(default=0, metadata={"help": "trials at once (0: as the CPUs allow)"})
+    cpus_per_trial: float = field(default=1.0, metadata={"help": "CPUs Ray reserves for a trial"})
+    seed: int = field(default=0, metadata={"help": "seed of Tune's random draws"})
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError("the sweep file needs a 'name' (its folder)")
+        for key in ("base", "grid", "sample"):
+            if not isinstance(getattr(self, key), dict):
+                raise ValueError(f"'{key}' must be an object of TrainConfig fields")
+        fields = {f.name for f in dataclasses.fields(TrainConfig)}
+        for key in ("base", "grid", "sample"):
+            for name in getattr(self, key):
+                if name not in fields:
+                    raise ValueError(f"'{key}' names {name!r}, which is no train.py option")
+                if name in PER_TRIAL and (key, name) != ("base", "runs_dir"):
+                    raise ValueError(f"'{key}' sets {name!r}: the sweep names each trial's run folder itself")
+        both = set(self.grid) & set(self.sample)
+        if both:
+            raise ValueError(f"{sorted(both)} are both in 'grid' and 'sample'")
+        for name, values in self.grid.items():
+            if not isinstance(values, list) or not values:
+                raise ValueError(f"grid {name!r} must be a non-empty list of values")
+        for name, sampler in self.sample.items():
+            if not (isinstance(sampler, dict) and len(sampler) == 1 and next(iter(sampler)) in SAMPLERS):
+                raise ValueError(
+                    f"sample {name!r} must be one of {{sampler: args}} with a sampler of {SAMPLERS}"
+                )
+            kind, args = next(iter(sampler.items()))
+            if kind != "choice" and not (isinstance(args, list) and len(args) == 2 and args[0] < args[1]):
+                raise ValueError(f"sample {name!r}: {kind} takes [low, high] with low < high")
+            if kind == "choice" and not (isinstance(args, list) and args):
+                raise ValueError(f"sample {name!r}: choice takes a non-empty list")
+            if kind == "loguniform" and args[0] <= 0:
+                raise ValueError(f"sample {name!r}: loguniform needs a positive low end")
+        if self.metric not in METRICS:
+            raise ValueError(f"metric {self.metric!r}: use one of {list(METRICS)}")
+        for name, value, low in (
+            ("samples", self.samples, 1),
+            ("grace", self.grace, 1),
+            ("concurrent", self.concurrent, 0),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer of at least {low}, got {value!r}")
+        if not isinstance(self.reduction, (int, float)) or not self.reduction > 1:
+            raise ValueError(f"reduction must be a number above 1, got {self.reduction!r}")
+        if not isinstance(self.cpus_per_trial, (int, float)) or not self.cpus_per_trial > 0:
+            raise ValueError(f"cpus_per_trial must be positive, got {self.cpus_per_trial!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        base = self.config({})
+        for name, values in self.grid.items():
+            for value in values:
+                self.config({name: value}, f"grid {name}={value!r}")
+        for name, sampler in self.sample.items():
+            kind, args = next(iter(sampler.items()))
+            ends = args if kind == "choice" else [args[0], args[1] - 1 if kind == "randint" else args[1]]
+            for value in ends:
+                self.config({name: value}, f"sample {name}={value!r}")
+        check_writable_dir(base.runs_dir, "runs_dir")
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Sweep:
+        """The sweep in a JSON file; ``ValueError`` naming the file and the problem."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except OSError as e:
+            raise ValueError(f"cannot read the sweep file {path}: {e.strerror or e}") from None
+        except ValueError as e:
+            raise ValueError(f"the sweep file {path} is not JSON: {e}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"the sweep file {path} must hold a JSON object")
+        known = {f.name for f in dataclasses.fields(cls)}
+        odd = sorted(set(data) - known)
+        if odd:
+            raise ValueError(f"the sweep file {path} has unknown keys {odd}; keys are {sorted(known)}")
+        try:
+            return cls(**data)
+        except ValueError as e:
+            raise ValueError(f"sweep file {path}: {e}") from None
+
+    def config(self, params: dict[str, Any], what: str = "base", trial: str = "trial_00000") -> TrainConfig:
+        """A trial's config: the base with ``params``; ``ValueError`` saying which."""
+        try:
+            return TrainConfig(**{**self.base, **params, "run_name": trial, "runs_dir": str(self.folder)})
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{what}: {e}") from None
+
+    @property
+    def folder(self) -> Path:
+        """The sweep's folder: ``<base runs_dir>/<name>``, absolute (trials may run elsewhere)."""
+        return (Path(self.base.get("runs_dir", "runs")) / self.name).resolve()
+
+    def as_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+
+
+def check_folder(sweep: Sweep) -> bool:
+    """Whether the sweep folder holds this sweep, begun (True: go on) or is free
+    (False); ``ValueError`` for another sweep or a folder this command did not write."""
+    folder = sweep.folder
+    if not folder.exists():
+        return False
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder")
+    stored = folder / SWEEP
+    if not stored.is_file():
+        if any(p.name != FolderLock.NAME for p in folder.iterdir()):
+            raise ValueError(f"{folder} is not empty and holds no sweep: pick another sweep name")
+        return False
+    if stored.read_text() != sweep.as_json():
+        raise ValueError(f"{folder} holds another sweep ({stored} differs): pick another sweep name")
+    if (folder / SUMMARY).exists():
+        raise ValueError(f"the sweep in {folder} is finished ({SUMMARY}): pick another sweep name")
+    return True
+
+
+def _trial(params: dict[str, Any], *, sweep: Sweep) -> None:
+    """One trial (on a Ray worker): the run folder ``trial_<k>``, resumed when a
+    restored sweep finds it begun; each evaluation reported to Tune."""
+    import numpy as np
+    from ray import tune
+
+    from agents.training.run import train
+
+    trial = "trial_" + tune.get_context().get_trial_id().rsplit("_", 1)[-1]
+    config = sweep.config(params, trial, trial)
+
+    def report(steps: int, rows: list[dict[str, Any]]) -> None:
+        metrics = {
+            "timesteps": steps,
+            "win_rate": float(np.mean([r["win_rate"] for r in rows])),
+            "lives_lost_per_round": float(np.mean([r["lives_lost_per_round"] for r in rows])),
+        }
+        try:
+            tune.report(metrics)
+        except SystemExit:  # how Tune ends a trial it stops
+            raise TrialStopped() from None
+
+    with contextlib.suppress(TrialStopped):  # the run folder keeps a checkpoint of where it stopped
+        train(config, resume=(config.run_dir / "config.json").exists(), progress=False, report=report)
+
+
+class TrialStopped(KeyboardInterrupt):
+    """ASHA stopped the trial: the run saves a checkpoint as on Ctrl-C (its folder
+    stays an ordinary run folder, which ``--resume`` can go on with) and the trial ends."""
+
+
+def trial_name(trial: Any) -> str:
+    """A trial's name and the name of its run folder: ``trial_<k>`` (k: its index)."""
+    return "trial_" + trial.trial_id.rsplit("_", 1)[-1]
+
+
+def param_space(sweep: Sweep) -> dict[str, Any]:
+    """Tune's search space of the sweep's grid and samplers."""
+    from ray import tune
+
+    space: dict[str, Any] = {name: tune.grid_search(values) for name, values in sweep.grid.items()}
+    for name, sampler in sweep.sample.items():
+        kind, args = next(iter(sampler.items()))
+        space[name] = tune.choice(args) if kind == "choice" else getattr(tune, kind)(*args)
+    return space
+
+
+def run_sweep(sweep: Sweep, address: str | None = None) -> list[dict[str, Any]]:
+    """Run (or go on with) the sweep on Ray; its summary rows (also ``summary.csv``
+    and ``summary.png`` in the sweep folder)."""
+    going_on = check_folder(sweep)
+    folder = sweep.folder
+    with FolderLock(folder, "sweep folder"):
+        going_on = check_folder(sweep)
+        if not going_on:
+            atomic_write(folder / SWEEP, sweep.as_json())
+        results = _fit(sweep, address, going_on)
+        rows = summary_rows(sweep, results)
+        write_summary(folder, rows)
+        plot_summary(folder, sweep, rows)
+    return rows
+
+
+def _fit(sweep: Sweep, address: str | None, going_on: bool) -> Any:
+    from thirtyone_env.harness.parallel import connect
+
+    ray = connect(address)  # first: it decides how a local Ray starts
+    from ray import tune
+    from ray.tune.schedulers import ASHAScheduler
+    from ray.tune.search.basic_variant import BasicVariantGenerator
+
+    trainable = tune.with_resources(tune.with_parameters(_trial, sweep=sweep), {"cpu": sweep.cpus_per_trial})
+    storage = sweep.folder / TUNE_DIR
+    if going_on and tune.Tuner.can_restore(str(storage / EXPERIMENT)):
+        tuner = tune.Tuner.restore(
+            str(storage / EXPERIMENT), trainable, resume_unfinished=True, restart_errored=True
+        )
+        return tuner.fit()
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    concurrent = sweep.concurrent or max(1, int(cpus // sweep.cpus_per_trial))
+    scheduler = ASHAScheduler(
+        time_attr="training_iteration",
+        max_t=max(1, evaluations_per_run(sweep)),
+        grace_period=sweep.grace,
+        reduction_factor=sweep.reduction,
+    )
+    tuner = tune.Tuner(
+        trainable,
+        param_space=param_space(sweep),
+        tune_config=tune.TuneConfig(
+            metric=sweep.metric,
+            mode=METRICS[sweep.metric],
+            scheduler=scheduler,
+            search_alg=BasicVariantGenerator(random_state=sweep.seed, max_concurrent=concurrent),
+            num_samples=sweep.samples,
+            max_concurrent_trials=concurrent,
+            trial_name_creator=trial_name,
+            trial_dirname_creator=trial_name,
+        ),
+        run_config=tune.RunConfig(name=EXPERIMENT, storage_path=str(storage), verbose=1),
+    )
+    return tuner.fit()
+
+
+def evaluations_per_run(sweep: Sweep) -> int:
+    """Evaluations a full trial reports (the longest of its configs): ASHA's ``max_t``."""
+    config = sweep.config({})
+    steps = max([config.total_timesteps, *sweep.grid.get("total_timesteps", [])])
+    every = min([config.eval_every or steps, *sweep.grid.get("eval_every", [])]) or steps
+    return math.ceil(steps / every) + 1
+
+
+SUMMARY_FIELDS = (
+    "trial",
+    "run_folder",
+    "status",
+    "evaluations",
+    "timesteps",
+    "win_rate",
+    "best_win_rate",
+    "lives_lost_per_round",
+    "error",
+)
+
+
+def summary_rows(sweep: Sweep, results: Any) -> list[dict[str, Any]]:
+    """One row per trial: its parameters, how far it went (ASHA stops some early),
+    its last and best reported win rate and its last lives lost a round."""
+    rows = []
+    for result in results:
+        config = result.config or {}
+        history = result.metrics_dataframe
+        trial = Path(result.path).name  # trial_name()
+        reported = history is not None and len(history) > 0 and "win_rate" in history
+        last = history.iloc[-1] if reported else None
+        total = sweep.config(config).total_timesteps
+        steps = int(last["timesteps"]) if last is not None else 0
+        status = "error" if result.error else ("finished" if steps >= total else "stopped early")
+        rows.append(
+            {
+                "trial": trial,
+                "run_folder": str(sweep.folder / trial),
+                **{name: config.get(name) for name in (*sweep.grid, *sweep.sample)},
+                "status": status,
+                "evaluations": len(history) if reported else 0,
+                "timesteps": steps,
+                "win_rate": float(last["win_rate"]) if last is not None else float("nan"),
+                "best_win_rate": float(history["win_rate"].max()) if reported else float("nan"),
+                "lives_lost_per_round": float(last["lives_lost_per_round"])
+                if last is not None
+                else float("nan"),
+                "error": str(result.error).splitlines()[0] if result.error else "",
+                "curve": history[["timesteps", sweep.metric]].values.tolist() if reported else [],
+            }
+        )
+    return sorted(rows, key=lambda r: r["trial"])
+
+
+def write_summary(folder: Path, rows: list[dict[str, Any]]) -> None:
+    """``summary.csv`` (one row a trial, its parameters after the trial name), atomically."""
+    import csv
+
+    if not rows:
+        return
+    params = [k for k in rows[0] if k not in SUMMARY_FIELDS and k != "curve"]
+    columns = ["trial", *params, *SUMMARY_FIELDS[1:]]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write(folder / SUMMARY, buf.getvalue())
+
+
+def plot_summary(folder: Path, sweep: Sweep, rows: list[dict[str, Any]]) -> None:
+    """``summary.png``: each trial's metric (the mean over the evaluation tables of
+    the win rate, or of the lives lost a round) by training steps (dashed: stopped
+    early by ASHA)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    params = [*sweep.grid, *sweep.sample]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for row in rows:
+        if not row["curve"]:
+            continue
+        steps, wins = zip(*row["curve"], strict=True)
+        label = row["trial"] + " " + ", ".join(f"{p}={_short(row.get(p))}" for p in params)
+        ax.plot(steps, wins, "--" if row["status"] == "stopped early" else "-", marker="o", ms=3, label=label)
+    ax.set_xlabel("training steps")
+    ax.set_ylabel({"win_rate": "win rate", "lives_lost_per_round": "lives lost a round"}[sweep.metric])
+    better = "higher" if METRICS[sweep.metric] == "max" else "lower"
+    ax.set_title(
+        f"sweep {sweep.name}: {len(rows)} trials, {better} is better (dashed: stopped early by ASHA)"
+    )
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    atomic_write(folder / PLOT, buf.getvalue())
+
+
+def _short(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def print_summary(rows: list[dict[str, Any]], sweep: Sweep) -> None:
+    """The summary as a table on the terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    params = [*sweep.grid, *sweep.sample]
+    table = Table(title=f"sweep {sweep.name} ({sweep.folder})")
+    for column in ("trial", *params, "status", "steps", "win rate", "best", "lives/round"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            row["trial"],
+            *(_short(row.get(p)) for p in params),
+            row["status"],
+            f"{row['timesteps']:,}",
+            f"{row['win_rate']:.1%}",
+            f"{row['best_win_rate']:.1%}",
+            f"{row['lives_lost_per_round']:.3f}",
+        )
+    Console(width=None if sys.stdout.isatty() else 200).print(table)  # a log keeps whole names
