@@ -74,7 +74,15 @@ def sweep_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
         flags = ", ".join("--" + k.replace("_", "-") for k in given)
         raise ValueError(f"--sweep takes the trials' options from its file: put {flags} in its 'base'")
     spec = sw.Sweep.read(args.sweep)
-    rows = sw.run_sweep(spec, getattr(args, "ray_address", None) or None)
+    try:
+        rows = sw.run_sweep(spec, getattr(args, "ray_address", None) or None)
+    except KeyboardInterrupt:
+        print(
+            f"{PROG}: the sweep was interrupted; its trials are kept in {spec.folder}: "
+            "run the same command to go on",
+            file=sys.stderr,
+        )
+        raise
     sw.print_summary(rows, spec)
     print(f"sweep summary: {spec.folder / sw.SUMMARY}, {spec.folder / sw.PLOT}")
     return 1 if any(r["status"] == "error" for r in rows) else 0

@@ -244,6 +244,8 @@ def run_sweep(sweep: Sweep, address: str | None = None) -> list[dict[str, Any]]:
         if not going_on:
             atomic_write(folder / SWEEP, sweep.as_json())
         results = _fit(sweep, address, going_on)
+        if not finished(sweep, results):  # Ctrl-C: Tune saved its state, the trials their checkpoints
+            raise KeyboardInterrupt("the sweep was interrupted")
         rows = summary_rows(sweep, results)
         write_summary(folder, rows)
         plot_summary(folder, sweep, rows)
@@ -289,6 +291,19 @@ def _fit(sweep: Sweep, address: str | None, going_on: bool) -> Any:
         run_config=tune.RunConfig(name=EXPERIMENT, storage_path=str(storage), verbose=1),
     )
     return tuner.fit()
+
+
+def trial_count(sweep: Sweep) -> int:
+    """Trials in the sweep: every grid point ``samples`` times."""
+    return math.prod(len(values) for values in sweep.grid.values()) * sweep.samples
+
+
+def finished(sweep: Sweep, results: Any) -> bool:
+    """Whether every trial ran to its end (finished, stopped by ASHA or failed), not
+    cut short by an interrupted sweep (Tune then returns the trials so far, some of
+    them without a last result marked done)."""
+    ended = [bool(r.error) or bool((r.metrics or {}).get("done")) for r in results]
+    return len(ended) == trial_count(sweep) and all(ended)
 
 
 def evaluations_per_run(sweep: Sweep) -> int:
