@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo gauntlet bench lint format clean
+.PHONY: test demo gauntlet bench lint format clean rllib
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,28 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster]"
 	touch $(STAMP)
 
-test: $(STAMP)
+# RLlib pins its own Gymnasium (ray[rllib] 2.60 needs gymnasium 1.2.2, .venv has the
+# newest), so it gets a virtualenv of its own; torch first, pinned, as above.
+RLLIB_VENV := .venv-rllib
+RLLIB_PY := $(RLLIB_VENV)/bin/python
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+$(RLLIB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_PY) -m pip install --quiet --upgrade pip
+	$(RLLIB_PY) -m pip install --quiet "torch==2.13.0"
+	$(RLLIB_PY) -m pip install --quiet -e ".[rllib]" "pytest>=8"
+	touch $(RLLIB_STAMP)
+
+rllib: $(RLLIB_STAMP)
+
+# The suite in .venv; the RLlib example's tests (real training, the env's checkers under
+# RLlib's Gymnasium) in .venv-rllib.
+test: $(STAMP) $(RLLIB_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/pytest -q -n 2
+	$(VENV)/bin/pytest -q -n 2 --ignore=tests/test_rllib.py
+	$(RLLIB_PY) -m pytest -q -p no:cacheprovider tests/test_rllib.py
 
 # The main job: train a fresh agent for about two minutes (an imitation warm start on
 # the expert, then MaskablePPO), then a tournament of the fresh agent, the shipped one
@@ -55,4 +73,4 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info .pytest_cache .ruff_cache

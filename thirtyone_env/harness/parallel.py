@@ -90,10 +90,10 @@ def connect(address: str | None = None) -> Any:
     if not ray.is_initialized():
         target = address or os.environ.get("RAY_ADDRESS") or None
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        if target is None:
+        if target is None:  # a new Ray of our own, never one that happens to run here
             kwargs["_node_ip_address"] = "127.0.0.1"
         try:
-            ray.init(address=target, **kwargs)
+            ray.init(address=target or "local", **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise ValueError(f"cannot reach the Ray cluster at {target}: {e}") from None
     return ray
