@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo gauntlet bench lint format clean rllib
+.PHONY: test demo gauntlet bench lint format clean rllib web
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(PY):
 # instead of resolving a multi-GB CUDA build.
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster]"
+	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster,web]"
 	touch $(STAMP)
 
 # RLlib pins its own Gymnasium (ray[rllib] 2.60 needs gymnasium 1.2.2, .venv has the
@@ -64,6 +64,12 @@ gauntlet: $(STAMP)
 # OpenSpiel and PettingZoo (installed once into .venv-peers) and Gymnasium's Blackjack.
 bench: $(STAMP)
 	$(PY) benchmarks/suite.py $(if $(PEERS),--peers,) $(if $(BENCH_SECONDS),--seconds $(BENCH_SECONDS),)
+
+# The web table on this machine (http://127.0.0.1:8031/): play the agents, watch records
+# (records/) and results folders (results/).
+web: $(STAMP)
+	mkdir -p records results
+	$(VENV)/bin/thirtyone-web --records records --results results $(if $(PORT),--port $(PORT),)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

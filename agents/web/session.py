@@ -1,0 +1,296 @@
+"""One game at the web table: a person's seat against players built from specs.
+
+The game runs on the one table loop (:class:`~thirtyone_env.harness.driver.Table`):
+the opponents move until the person must act, then the person's move is checked and
+played. What goes to the browser is what that seat sees at a real table and nothing
+else: its :func:`~thirtyone_env.game.views.player_view` (own hand, face-up cards, the
+cards known to be in each hand, lives, whose turn), the moves since the last answer as
+that seat saw them (another seat's stock draw without its card, a knock without its
+value), and each settled round as it is shown at the table (every hand at a showdown;
+at a blitz only the blitzer's 31; after a void round no other hand). The record of a
+game (every card, as a record holds) is written only once the game is over.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.actions import action_name
+from thirtyone_env.game.cards import format_card, hand_value
+from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, legal_actions, new_game
+from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.game.views import player_view, public_result
+from thirtyone_env.harness.driver import Table, reset_players
+from thirtyone_env.harness.replay import describe_event
+
+#: Most seeds a person may give (the record keeps it).
+MAX_SEED = 2**63 - 1
+#: Games the server keeps at once (the oldest finished ones go first, then the oldest).
+MAX_GAMES = 256
+
+
+def card(c: int | None) -> str | None:
+    """A card as its short name (``"Qh"``); None for no card or a face-down one."""
+    return None if c is None or c < 0 else format_card(c)
+
+
+def cards(cs: Sequence[int | None]) -> list[str | None]:
+    return [card(c) for c in cs]
+
+
+class GameSession:
+    """A game of ``opponents`` (player specs, built by ``make_player``) and a person in
+    ``seat``, with ``rules`` (a preset name) and ``seed`` (None: a fresh one, kept in
+    the record). Not thread-safe by itself: :class:`GameStore` holds a lock per game."""
+
+    def __init__(
+        self,
+        rules: str,
+        opponents: Sequence[str],
+        seat: int,
+        seed: int | None,
+        make_player: Callable[[str], Any],
+    ) -> None:
+        if rules not in PRESETS:
+            raise ValueError(f"unknown rules preset {rules!r}; presets are {sorted(PRESETS)}")
+        self.rules_name = rules
+        self.rules = Rules.preset(rules)
+        self.num_players = self.rules.check_num_players(len(opponents) + 1)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat!r}")
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED
+        ):
+            raise ValueError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
+        self.seat = seat
+        self.seed = secrets.randbelow(MAX_SEED) if seed is None else seed
+        self.opponents = list(opponents)
+        others = []
+        for spec in self.opponents:
+            player = make_player(spec)
+            check = getattr(player, "check_table", None)
+            if callable(check):
+                check(self.num_players, self.rules)
+            others.append(player)
+        it = iter(others)
+        players = [None if p == seat else next(it) for p in range(self.num_players)]
+        it = iter(self.opponents)
+        self.names = ["you" if p == seat else next(it) for p in range(self.num_players)]
+        rng = np.random.default_rng(self.seed)
+        reset_players(others, rng)
+        self.pending: list[dict[str, Any]] = []  # what happened since the last answer
+        self.shown = 0  # history events of the round already turned into ``pending``
+        self.resigned = False
+        self.saved: str | None = None
+        self.touched = time.monotonic()
+        self.table = Table(
+            new_game(self.rules, self.num_players, rng),
+            players,
+            rng,
+            keep_history=True,
+            on_settle=self._settled,
+            on_deal=self._dealt,
+        )
+        self.pending.append(self._deal_event(self.table.state))
+        self.ended = self.table.advance(seat)
+        self._collect()
+
+    # -- what the seat saw happen -------------------------------------------------------
+
+    def _collect(self) -> None:
+        """The round's events since the last call, as this seat saw them."""
+        s = self.table.state
+        for kind, who, data in s.history[self.shown :]:
+            text = describe_event(kind, who, data, viewer=self.seat)
+            if text:
+                event: dict[str, Any] = {"type": "move", "round": s.round_no, "seat": who, "text": text}
+                if kind in (ev.DISCARD, ev.TAKE_DISCARD) or (kind == ev.DRAW_STOCK and who == self.seat):
+                    event["card"] = card(data)
+                self.pending.append(event)
+        self.shown = len(s.history)
+
+    def _settled(self, s: Any) -> None:
+        self._collect()
+        self.pending.append(self._settlement(s))
+
+    def _dealt(self, s: Any) -> None:
+        self.shown = 0
+        self.pending.append(self._deal_event(s))
+
+    @staticmethod
+    def _deal_event(s: Any) -> dict[str, Any]:
+        return {
+            "type": "deal",
+            "round": s.round_no,
+            "dealer": s.dealer,
+            "text": f"round {s.round_no}: seat {s.dealer} deals",
+        }
+
+    def _settlement(self, s: Any) -> dict[str, Any]:
+        """A settled round as this seat sees it: every hand at a showdown, the
+        blitzers' 31 after a blitz, its own hand always, no other after a void round."""
+        r = public_result(s.result, self.seat)
+        shown = (
+            set(range(self.num_players))
+            if r.reason in ("knock", "stock_exhausted")
+            else {*r.blitzers, self.seat}
+        )
+        return {
+            "type": "settle",
+            "round": r.round_no,
+            "reason": r.reason,
+            "detail": r.detail,
+            "knocker": r.knocker,
+            "hands": [cards(h) if p in shown and h else None for p, h in enumerate(s.hands)],
+            "values": list(r.values),
+            "losses": list(r.losses),
+            "lives": list(r.lives_after),
+            "eliminated": list(r.eliminated),
+            "gains": list(r.gains),
+            "scores": list(r.score_after),
+        }
+
+    # -- the person's move --------------------------------------------------------------
+
+    def legal(self) -> list[int]:
+        s = self.table.state
+        if self.ended or self.resigned or s.phase >= ROUND_OVER or s.current != self.seat:
+            return []
+        return [int(a) for a in legal_actions(s)]
+
+    def move(self, action: Any) -> None:
+        """Play the person's ``action`` (an action id) and let the others move until
+        the person must act again; ``ValueError`` (the game unchanged) for a move that
+        is not an integer or not legal now."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise ValueError(f"a move is an action id (an integer), got {action!r}")
+        legal = self.legal()
+        if not legal:
+            raise ValueError("it is not your turn: the game is over" if self.over else "it is not your turn")
+        if action not in legal:
+            raise ValueError(f"move {action} is not legal now; legal: {legal}")
+        self.table.play(action)
+        self._collect()
+        self.ended = self.table.advance(self.seat)
+        self._collect()
+
+    def resign(self) -> None:
+        """Stop playing (the game is over for the person; it can then be saved)."""
+        self.resigned = True
+
+    @property
+    def over(self) -> bool:
+        return self.ended or self.resigned
+
+    # -- answers ------------------------------------------------------------------------
+
+    def take_events(self) -> list[dict[str, Any]]:
+        """The events since the last answer (then forgotten)."""
+        out, self.pending = self.pending, []
+        return out
+
+    def view(self) -> dict[str, Any]:
+        """The table as this seat sees it now, with its legal moves."""
+        s = self.table.state
+        v = player_view(s, self.seat)
+        seats = []
+        for p in range(self.num_players):
+            seats.append(
+                {
+                    "seat": p,
+                    "name": self.names[p],
+                    "lives": v.lives[p],
+                    "active": bool(v.active[p]),
+                    "known": cards(v.known[p]) if p != self.seat else [],
+                    "score": v.score[p] if v.score else None,
+                }
+            )
+        legal = self.legal()
+        hand = list(v.hand)
+        return {
+            "rules": self.rules_name,
+            "table": self.rules.table,
+            "scoring": self.rules.scoring,
+            "players": self.num_players,
+            "seat": self.seat,
+            "round": v.round_no,
+            "dealer": v.dealer,
+            "phase": v.phase,
+            "current": s.current if s.phase < ROUND_OVER and not self.over else None,
+            "my_turn": bool(legal),
+            "hand": cards(hand),
+            "hand_value": hand_value(hand, self.rules) if len(hand) == 3 else None,
+            "drawn": card(v.drawn),
+            "top_discard": card(v.top_discard),
+            "discard_pile": cards(v.discard_pile),
+            "stock": v.stock_size,
+            "knocker": v.knocker if v.knocker >= 0 else None,
+            "table_hands": [cards(h) for h in v.table],
+            "muck": cards(v.muck),
+            "choice": [cards(h) for h in v.choice],
+            "pot": v.pot,
+            "seats": seats,
+            "moves": [{"id": a, "label": action_name(a)} for a in legal],
+            "over": self.over,
+            "finished": s.phase == GAME_OVER,
+            "winners": list(s.winners) if s.phase == GAME_OVER else [],
+            "out": not v.active[self.seat],
+            "saved": self.saved,
+        }
+
+    def record_lines(self) -> list[str]:
+        """The game as JSON Lines (every card: only once the game is over)."""
+        from thirtyone_env.harness.records import game_lines
+
+        if not self.over:
+            raise ValueError(
+                "a game is saved once it is over (finish it or resign): a record shows every card"
+            )
+        s = self.table.state
+        if not self.table.histories:
+            raise ValueError("no round was finished: there is nothing to save")
+        done = s.phase == GAME_OVER
+        return game_lines(
+            self.rules,
+            self.num_players,
+            self.table.histories,
+            s.winners if done else None,
+            s.lives,
+            s.score,
+            self.names,
+            self.seed,
+        )
+
+
+class GameStore:
+    """The server's games by unguessable id (``secrets.token_urlsafe``), each with its
+    own lock; at most :data:`MAX_GAMES` (finished games, then the oldest, make room)."""
+
+    def __init__(self, limit: int = MAX_GAMES) -> None:
+        self.games: dict[str, tuple[GameSession, threading.Lock]] = {}
+        self.limit = limit
+        self.lock = threading.Lock()
+
+    def add(self, game: GameSession) -> str:
+        with self.lock:
+            while len(self.games) >= self.limit:
+                finished = [k for k, (g, _) in self.games.items() if g.over]
+                oldest = min(finished or self.games, key=lambda k: self.games[k][0].touched)
+                del self.games[oldest]
+            key = secrets.token_urlsafe(24)
+            self.games[key] = (game, threading.Lock())
+            return key
+
+    def get(self, key: str) -> tuple[GameSession, threading.Lock] | None:
+        with self.lock:
+            found = self.games.get(key)
+        if found is not None:
+            found[0].touched = time.monotonic()
+        return found

@@ -1,0 +1,52 @@
+// Cards as tiles: "Qh" -> a white tile with Q and a red heart; null -> a face-down back.
+const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+
+function cardEl(name, opts = {}) {
+  const el = document.createElement("span");
+  el.className = "card" + (opts.small ? " small" : "") + (opts.fresh ? " new" : "");
+  if (!name) {
+    el.classList.add("back");
+    el.title = "face down";
+    return el;
+  }
+  const rank = name.slice(0, -1), suit = name.slice(-1);
+  if (suit === "h" || suit === "d") el.classList.add("red");
+  el.dataset.card = name;
+  el.title = name;
+  const r = document.createElement("span");
+  r.textContent = rank === "T" ? "10" : rank;
+  const s = document.createElement("span");
+  s.className = "suit";
+  s.textContent = SUITS[suit] || suit;
+  el.append(r, s);
+  return el;
+}
+
+function handEl(names, opts = {}) {
+  const el = document.createElement("div");
+  el.className = "hand";
+  for (const n of names) el.append(cardEl(n, opts));
+  return el;
+}
+
+function text(tag, content, cls) {
+  const el = document.createElement(tag);
+  el.textContent = content;
+  if (cls) el.className = cls;
+  return el;
+}
+
+async function api(method, url, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    if (typeof body === "string") init.body = body;
+    else { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
+  }
+  const res = await fetch(url, init);
+  const data = await res.json().catch(() => ({ detail: res.statusText }));
+  if (!res.ok) {
+    const d = data.detail;
+    throw new Error(typeof d === "string" ? d : JSON.stringify(d));
+  }
+  return data;
+}

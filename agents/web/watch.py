@@ -1,0 +1,192 @@
+"""What the web table shows of recorded games and of results folders.
+
+A record is replayed on the engine (:func:`thirtyone_env.harness.records.replay`,
+which checks every standing the record states), and each step becomes a frame: every
+hand (a record shows them all), the top discard, the stock, the table hands, lives and
+the move just made; a settled round's frame carries its result. Results folders of
+``evaluate.py`` are listed with their tables (CSV) and plots (PNG). Files are found only
+inside the folders the server was given: a name is checked, resolved and must stay
+inside its folder (no ``..``, no link out of it).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+from agents.web.session import card, cards
+from thirtyone_env.game import events as ev
+from thirtyone_env.game.engine import ROUND_OVER
+from thirtyone_env.harness.records import parse_line, replay
+from thirtyone_env.harness.replay import RECORD_ERRORS, describe_event
+
+#: Largest record the server reads (an upload or a file).
+MAX_RECORD_BYTES = 50 * 1024 * 1024
+#: Most frames a game yields (a record is a game; a longer one is refused).
+MAX_FRAMES = 200_000
+#: Names of results folders and files the server serves.
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+PLOTS, TABLES = (".png",), (".csv",)
+#: Rows of a CSV table sent to the browser.
+MAX_ROWS = 500
+
+
+def inside(root: Path, relative: str, suffixes: tuple[str, ...]) -> Path:
+    """``root/relative``, a regular file with one of ``suffixes`` that resolves inside
+    ``root``; ``ValueError`` (a 4xx) for anything else, saying which."""
+    parts = Path(relative).parts
+    if not relative or Path(relative).is_absolute() or any(not SAFE_NAME.fullmatch(p) for p in parts):
+        raise ValueError(f"{relative!r} is not a file name the server serves")
+    path = (root / relative).resolve()
+    if not path.is_relative_to(root.resolve()):
+        raise ValueError(f"{relative!r} is not inside the served folder")
+    if path.suffix.lower() not in suffixes or not path.is_file():
+        raise FileNotFoundError(relative)
+    return path
+
+
+def list_records(root: Path) -> list[str]:
+    """The ``.jsonl`` records under ``root`` (one level of folders: ``evaluate.py
+    --record DIR`` folders), relative paths, sorted."""
+    root = root.resolve()
+    found = [*root.glob("*.jsonl"), *root.glob("*/*.jsonl")]
+    out = []
+    for p in found:
+        rel = p.relative_to(root).as_posix()
+        if (
+            p.is_file()
+            and p.resolve().is_relative_to(root)
+            and all(SAFE_NAME.fullmatch(x) for x in Path(rel).parts)
+        ):
+            out.append(rel)
+    return sorted(out)[:1000]
+
+
+def parse_record(text: str, name: str) -> list[list[dict[str, Any]]]:
+    """The games of a record's text (JSON Lines: a ``game`` line, its rounds, an
+    ``end`` line); ``ValueError`` naming ``name`` and the line for a bad one."""
+    games: list[list[dict[str, Any]]] = []
+    for k, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        item = parse_line(line, f"{name}:{k}")
+        if item["type"] == "game":
+            games.append([item])
+        elif not games:
+            raise ValueError(f"{name}:{k}: a {item['type']!r} line before any 'game' line")
+        else:
+            games[-1].append(item)
+    if not games:
+        raise ValueError(f"{name} holds no game (an empty record)")
+    return games
+
+
+def frames(game: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """A recorded game as frames to step through; ``ValueError`` naming ``name`` when it
+    does not replay (a damaged or crafted record)."""
+    head = game[0]
+    out: list[dict[str, Any]] = []
+    try:
+        round_no = None
+        for s, seat, _action in replay(game):
+            if s.round_no != round_no:
+                round_no = s.round_no
+                out.append(_deal_frame(s))
+            kind, who, data = s.history[-1] if s.history else (None, seat, None)
+            text = describe_event(kind, who, data) if kind else None
+            out.append(_frame(s, seat, text or f"seat {seat} moves"))
+            if len(out) > MAX_FRAMES:
+                raise ValueError(f"more than {MAX_FRAMES:,} moves")
+    except RECORD_ERRORS as e:
+        raise ValueError(f"cannot load record {name}: {e}") from None
+    end = next((x for x in game if x["type"] == "end"), None)
+    return {
+        "players": head.get("players") or [f"seat {i}" for i in range(head["num_players"])],
+        "num_players": head["num_players"],
+        "rules": head["rules"],
+        "seed": head.get("seed"),
+        "frames": out,
+        "winners": end["winners"] if end else None,
+    }
+
+
+def _deal_frame(s: Any) -> dict[str, Any]:
+    """The round as dealt (the replay yields after each move: the deal is read back
+    from the round's first event)."""
+    _kind, dealer, data = s.history[0]
+    hands, upcard, lives = data[0], data[1], data[2]
+    first = s.history[1][0] if len(s.history) > 1 else None
+    frame = _frame(s, None, f"round {s.round_no}: seat {dealer} deals", deal=True)
+    frame["hands"] = [cards(h) for h in hands]
+    frame["top_discard"] = card(upcard) if upcard is not None else None
+    frame["stock"] = len(s.stock) + (first == ev.DRAW_STOCK)
+    frame["lives"] = list(lives)
+    if len(data) > 3 and frame["table_hands"]:
+        frame["table_hands"] = [cards(h) for h in data[3]]
+    frame["result"] = None
+    return frame
+
+
+def _frame(s: Any, seat: int | None, text: str, deal: bool = False) -> dict[str, Any]:
+    result = None
+    if s.phase >= ROUND_OVER and s.result is not None:
+        r = s.result
+        result = {
+            "reason": r.reason,
+            "values": list(r.values),
+            "losses": list(r.losses),
+            "lives": list(r.lives_after),
+            "eliminated": list(r.eliminated),
+        }
+    return {
+        "round": s.round_no,
+        "dealer": s.dealer,
+        "seat": seat,
+        "text": text,
+        "deal": deal,
+        "hands": [cards(h) for h in s.hands],
+        "top_discard": card(s.discard[-1]) if s.discard else None,
+        "stock": len(s.stock),
+        "table_hands": [cards(h) for h in s.table] if not s.stock_game else [],
+        "lives": list(s.lives),
+        "active": [bool(a) for a in s.active],
+        "result": result,
+    }
+
+
+def load_record(root: Path, relative: str) -> list[list[dict[str, Any]]]:
+    """The games of a record file in ``root``; ``ValueError`` naming it when bad."""
+    path = inside(root, relative, (".jsonl",))
+    if path.stat().st_size > MAX_RECORD_BYTES:
+        raise ValueError(f"{relative} is larger than {MAX_RECORD_BYTES // 2**20} MB")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"cannot load record {relative}: it is not UTF-8 text") from None
+    return parse_record(text, relative)
+
+
+def list_results(root: Path) -> list[dict[str, Any]]:
+    """The results folders under ``root`` (folders holding CSV tables or PNG plots)."""
+    out = []
+    for folder in sorted(p for p in root.resolve().iterdir() if p.is_dir() and SAFE_NAME.fullmatch(p.name)):
+        files = [f.name for f in sorted(folder.iterdir()) if f.is_file() and SAFE_NAME.fullmatch(f.name)]
+        plots = [f for f in files if f.lower().endswith(PLOTS)]
+        tables = [f for f in files if f.lower().endswith(TABLES)]
+        if plots or tables:
+            out.append({"name": folder.name, "plots": plots, "tables": tables})
+    return out[:1000]
+
+
+def read_table(path: Path) -> dict[str, Any]:
+    """A CSV file as its header and first :data:`MAX_ROWS` rows."""
+    with path.open(newline="", encoding="utf-8", errors="replace") as f:
+        rows = list(csv.reader(io.StringIO(f.read(4 * 2**20))))
+    return {
+        "header": rows[0] if rows else [],
+        "rows": rows[1 : MAX_ROWS + 1],
+        "more": len(rows) - 1 > MAX_ROWS,
+    }
