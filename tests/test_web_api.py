@@ -86,8 +86,9 @@ def play_out(client, key, answer, seed):
         state = answer["state"]
         if state["over"]:
             return answer
-        assert state["moves"] and state["my_turn"]
-        action = state["moves"][rng.integers(len(state["moves"]))]["id"]
+        legal = [m["id"] for m in state["moves"] if m["legal"]]
+        assert legal and state["my_turn"]
+        action = legal[rng.integers(len(legal))]
         r = client.post(f"/api/games/{key}/move", json={"action": action})
         assert r.status_code == 200, r.text
         answer = r.json()
@@ -133,8 +134,10 @@ def test_bad_moves_get_a_4xx_and_leave_the_game_unchanged(client):
     answer = client.post("/api/games", json={"opponents": ["greedy", "greedy"], "seed": 2}).json()
     key = answer["id"]
     before = client.get(f"/api/games/{key}").json()["state"]
-    legal = {m["id"] for m in before["moves"]}
-    illegal = next(a for a in range(200) if a not in legal)
+    legal = {m["id"] for m in before["moves"] if m["legal"]}
+    shown_illegal = [m["id"] for m in before["moves"] if not m["legal"]]  # a disabled button
+    assert shown_illegal and not set(shown_illegal) & legal
+    illegal = shown_illegal[0]
     for body, status, message in [
         ({"action": illegal}, 400, "not legal now"),
         ({"action": "0"}, 400, "an integer"),

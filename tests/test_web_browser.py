@@ -68,6 +68,9 @@ def test_a_whole_game_against_three_agents_with_the_mouse(server, browser, tmp_p
     page.click("#start")
     page.wait_for_selector("#hand .card")
     assert page.locator("#hand .card").count() == 3
+    page.wait_for_selector("#moves button:not([disabled])")
+    assert page.locator("#moves button:text-is('stand')").is_disabled()  # illegal moves: disabled buttons
+    assert page.locator("#moves button:text-is('draw_stock')").is_enabled()
     clicks = 0
     ready = "() => document.querySelector('#resign').disabled || document.querySelector('#moves button:not([disabled])')"
     page.wait_for_function(ready)
@@ -81,6 +84,7 @@ def test_a_whole_game_against_three_agents_with_the_mouse(server, browser, tmp_p
         assert clicks < 2000
         page.wait_for_function(ready)
         if clicks == 5:  # a few moves in: the others' moves in the log
+            page.wait_for_timeout(700)  # the drawn card's animation
             page.screenshot(path=tmp_path / "play.png")
     status = page.inner_text("#status")
     assert "win" in status or "out of the game" in status, status

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.game import events as ev
-from thirtyone_env.game.actions import action_name
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, action_name
 from thirtyone_env.game.cards import format_card, hand_value
 from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, legal_actions, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
@@ -181,6 +181,13 @@ class GameSession:
         self.ended = self.table.advance(self.seat)
         self._collect()
 
+    def moves(self, legal: list[int]) -> list[dict[str, Any]]:
+        """The move buttons: the table's basic moves always (``legal`` False when not
+        allowed now, shown disabled), then every other legal move."""
+        basic = [DRAW_STOCK, TAKE_DISCARD, KNOCK, STAND] if self.rules.table == "stock" else [KNOCK, STAND]
+        out = [{"id": a, "label": action_name(a), "legal": a in legal} for a in basic]
+        return out + [{"id": a, "label": action_name(a), "legal": True} for a in legal if a not in basic]
+
     def resign(self) -> None:
         """Stop playing (the game is over for the person; it can then be saved)."""
         self.resigned = True
@@ -237,7 +244,7 @@ class GameSession:
             "choice": [cards(h) for h in v.choice],
             "pot": v.pot,
             "seats": seats,
-            "moves": [{"id": a, "label": action_name(a)} for a in legal],
+            "moves": self.moves(legal),
             "over": self.over,
             "finished": s.phase == GAME_OVER,
             "winners": list(s.winners) if s.phase == GAME_OVER else [],

@@ -164,7 +164,8 @@ function render(s, frozen = false) {
     b.type = "button";
     b.dataset.action = m.id;
     b.className = "move";
-    b.disabled = frozen || busy;
+    b.disabled = frozen || busy || !m.legal;
+    if (!m.legal) b.title = "not allowed now";
     b.addEventListener("click", () => move(m.id));
     return b;
   }));
