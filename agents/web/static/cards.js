@@ -36,6 +36,19 @@ function text(tag, content, cls) {
   return el;
 }
 
+// The middle of the table (the same ids on both pages): the stock, the top discard and
+// the table hands of the variants (null: a face-down card).
+function renderPiles(t) {
+  const $ = (id) => document.getElementById(id);
+  $("stock").replaceChildren(t.stock ? cardEl(null) : text("span", "empty"), text("div", `${t.stock} cards`));
+  $("discard").replaceChildren(t.top_discard ? cardEl(t.top_discard) : text("span", "empty"));
+  $("table-hands").replaceChildren(...t.table_hands.map((h, k) => {
+    const el = document.createElement("div");
+    el.append(text("div", `table hand ${k}`), handEl(h, { small: true }));
+    return el;
+  }));
+}
+
 async function api(method, url, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {

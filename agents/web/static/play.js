@@ -147,13 +147,7 @@ function render(s, frozen = false) {
     }
     return el;
   }));
-  $("stock").replaceChildren(s.stock ? cardEl(null) : text("span", "empty"), text("div", `${s.stock} cards`));
-  $("discard").replaceChildren(s.top_discard ? cardEl(s.top_discard) : text("span", "empty"));
-  $("table-hands").replaceChildren(...s.table_hands.map((h, t) => {
-    const el = document.createElement("div");
-    el.append(text("div", `table hand ${t}`), handEl(h, { small: true }));
-    return el;
-  }));
+  renderPiles(s);
   const hand = handEl(s.hand);
   if (s.drawn) hand.querySelectorAll(`[data-card="${s.drawn}"]`).forEach((c) => c.classList.add("new"));
   $("hand").replaceChildren(hand);

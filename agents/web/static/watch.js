@@ -66,13 +66,7 @@ function go(k) {
       handEl(h, { small: true }));
     return el;
   }));
-  $("stock").replaceChildren(f.stock ? cardEl(null) : text("span", "empty"), text("div", `${f.stock} cards`));
-  $("discard").replaceChildren(f.top_discard ? cardEl(f.top_discard) : text("span", "empty"));
-  $("table-hands").replaceChildren(...f.table_hands.map((h, t) => {
-    const el = document.createElement("div");
-    el.append(text("div", `table hand ${t}`), handEl(h, { small: true }));
-    return el;
-  }));
+  renderPiles(f);
   const r = f.result;
   $("result").replaceChildren();
   if (r) {
