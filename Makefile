@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo gauntlet bench lint format clean rllib web
+.PHONY: test demo gauntlet bench lint format clean rllib web agent-4p
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,35 @@ demo: $(STAMP)
 GAUNTLET_GAMES ?= 400
 gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
+
+# The shipped 4-player agent's recipe as one command (agents/models/ppo_standard_4p.md):
+# imitation of search with the knock weighted, then rounds of DAgger with measured knocks
+# and refits over the pooled decisions; about an hour on 2 cores. Runs go to
+# runs/$(AGENT)-*; the agent is runs/$(AGENT)-k7/best_model.zip, then checked against
+# three experts (2,000 games, a seed no step used).
+AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)
+K := --imitate expert --opponents expert,greedy --total-timesteps 4096 --n-envs 2 --n-steps 1024 \
+	--batch-size 1024 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --eval-every 100000 \
+	--eval-games 400 --eval-opponents expert,greedy --checkpoint-every 100000
+agent-4p: $(STAMP)
+	$(PY) train.py --run-name $(AGENT)-ship5 --imitate search --imitate-decisions 240000 --imitate-epochs 8 \
+		--imitate-knock-weight 5 --opponents expert,expert,greedy,blitz31 --total-timesteps 4096 --n-envs 2 \
+		--n-steps 1024 --batch-size 1024 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 \
+		--eval-every 100000 --eval-games 400 --eval-opponents expert,greedy --checkpoint-every 100000 \
+		--seed 4
+	$(PY) train.py --run-name $(AGENT)-k1 $(K) --imitate-behaviour ppo:path=runs/$(AGENT)-ship5/best_model.zip \
+		--imitate-knock-rollouts 4 --imitate-decisions 600000 --imitate-epochs 8 --seed 6
+	$(PY) train.py --run-name $(AGENT)-k2 $(K) --imitate-behaviour ppo:path=runs/$(AGENT)-k1/best_model.zip \
+		--imitate-knock-rollouts 8 --imitate-decisions 600000 --imitate-epochs 1 --seed 7
+	$(PY) train.py --run-name $(AGENT)-k3 $(K) --imitate-epochs 8 --seed 8 --torch-threads 2 \
+		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz
+	$(PY) train.py --run-name $(AGENT)-k6 $(K) --imitate-behaviour ppo:path=runs/$(AGENT)-k3/best_model.zip \
+		--imitate-continuation behaviour --imitate-knock-rollouts 8 --imitate-decisions 600000 \
+		--imitate-epochs 8 --seed 11 --torch-threads 2
+	$(PY) train.py --run-name $(AGENT)-k7 $(K) --imitate-epochs 8 --seed 12 --torch-threads 2 \
+		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz
+	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-k7/best_model.zip expert expert expert --games 2000 \
+		--workers 2 --seed 21 --out results/$(AGENT)-vs-experts
 
 # Every case for a fixed time in its own process, one table, a PNG; PEERS=1 adds RLCard,
 # OpenSpiel and PettingZoo (installed once into .venv-peers) and Gymnasium's Blackjack.
