@@ -258,7 +258,10 @@ def test_files_are_served_only_from_the_configured_folders(client, folders, tmp_
 
 
 def test_the_pages_and_options(client):
-    assert "<form" in client.get("/").text and "Watch" in client.get("/watch").text
+    play, watch_page = client.get("/").text, client.get("/watch").text
+    assert '<form class="setup" id="setup">' in play and '<script src="/static/play.js"' in play
+    assert '<form class="setup" id="pick">' in watch_page and '<script src="/static/watch.js"' in watch_page
+    assert play.startswith("<!doctype html>") and "$" not in play + watch_page
     options = client.get("/api/options").json()
     assert options["presets"]["standard"]["sizes"] == list(range(2, 10))
     assert "ppo" in options["players"] and options["records"] and options["results"]
@@ -292,4 +295,4 @@ def test_the_command_line_checks_its_options(tmp_path, capsys):
         with pytest.raises(SystemExit) as e:
             main(["--port", str(s.getsockname()[1])])
         assert e.value.code == 2 and "cannot listen" in capsys.readouterr().err
-    assert Path(__file__).parents[1].joinpath("agents/web/static/play.html").is_file()
+    assert Path(__file__).parents[1].joinpath("agents/web/static/shell.html").is_file()

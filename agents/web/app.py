@@ -20,11 +20,12 @@ Pages: ``/`` (play), ``/watch`` (records and results folders); static files unde
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.responses import FileResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +53,13 @@ class Move(BaseModel):
     action: Any  # checked by the game: an integer id, legal now
 
 
+def page(name: str) -> str:
+    """A page: the shared shell (head, header, the page's script ``<name>.js``) around
+    the page's own part, ``<name>-main.html``."""
+    shell = string.Template((STATIC / "shell.html").read_text(encoding="utf-8"))
+    return shell.substitute(title=name, main=(STATIC / f"{name}-main.html").read_text(encoding="utf-8"))
+
+
 def create_app(records: Path | None = None, results: Path | None = None) -> FastAPI:
     """The app; ``records``/``results``: the folders it lists, reads and saves into."""
     app = FastAPI(title="thirtyone web table", docs_url=None, redoc_url=None)
@@ -68,13 +76,15 @@ def create_app(records: Path | None = None, results: Path | None = None) -> Fast
     def answer(key: str, game: GameSession) -> dict[str, Any]:
         return {"id": key, "state": game.view(), "events": game.take_events()}
 
+    pages = {name: page(name) for name in ("play", "watch")}
+
     @app.get("/", include_in_schema=False)
-    def play_page() -> FileResponse:
-        return FileResponse(STATIC / "play.html")
+    def play_page() -> HTMLResponse:
+        return HTMLResponse(pages["play"])
 
     @app.get("/watch", include_in_schema=False)
-    def watch_page() -> FileResponse:
-        return FileResponse(STATIC / "watch.html")
+    def watch_page() -> HTMLResponse:
+        return HTMLResponse(pages["watch"])
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> RedirectResponse:

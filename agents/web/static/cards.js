@@ -36,17 +36,30 @@ function text(tag, content, cls) {
   return el;
 }
 
-// The middle of the table (the same ids on both pages): the stock, the top discard and
-// the table hands of the variants (null: a face-down card).
+// The middle of the table (#centre on both pages): the stock, the top discard and the
+// table hands of the variants (null: a face-down card).
 function renderPiles(t) {
-  const $ = (id) => document.getElementById(id);
-  $("stock").replaceChildren(t.stock ? cardEl(null) : text("span", "empty"), text("div", `${t.stock} cards`));
-  $("discard").replaceChildren(t.top_discard ? cardEl(t.top_discard) : text("span", "empty"));
-  $("table-hands").replaceChildren(...t.table_hands.map((h, k) => {
+  const pile = (id, content, label) => {
+    const el = document.createElement("div");
+    el.className = "pile";
+    const cards = document.createElement("div");
+    cards.id = id;
+    cards.append(...content);
+    el.append(cards, label);
+    return el;
+  };
+  const tables = document.createElement("div");
+  tables.id = "table-hands";
+  tables.append(...t.table_hands.map((h, k) => {
     const el = document.createElement("div");
     el.append(text("div", `table hand ${k}`), handEl(h, { small: true }));
     return el;
   }));
+  document.getElementById("centre").replaceChildren(
+    pile("stock", [t.stock ? cardEl(null) : text("span", "empty"), text("div", `${t.stock} cards`)], "stock"),
+    pile("discard", [t.top_discard ? cardEl(t.top_discard) : text("span", "empty")], "discard"),
+    tables,
+  );
 }
 
 async function api(method, url, body) {

@@ -94,7 +94,7 @@ async function play(data) {
     log(ev);
     if (ev.type === "settle") showdown(ev);
     if (ev.card && ev.type === "move" && ev.text.includes(" discards ")) {
-      $("discard").replaceChildren(cardEl(ev.card, { fresh: true }));
+      $("discard")?.replaceChildren(cardEl(ev.card, { fresh: true }));  // (none before the first table)
     }
     if (state && STEP_MS > 0) await new Promise((r) => setTimeout(r, STEP_MS));
   }
