@@ -11,8 +11,10 @@ starts with a critic that matches its actor). PPO then improves on the teacher.
 The knock is where the expert is weakest and where copying a teacher's yes/no is
 noisiest, so ``collect`` can also *measure* it (``knock_rollouts``): on each turn
 where knocking is legal it plays KNOCK and the teacher's best other move on copies of
-the true position, with the table's real players on to the end of the round, and
-keeps the mean difference in lives (``knock_gain``). :func:`pretrain` then fits the
+the true position (the stock reshuffled for each play-out: nobody knows its order),
+with the table's real players on to the end of the round, and keeps the mean
+difference in lives or, with the ``"win"`` objective, in the chance to win the game
+(``knock_gain``). :func:`pretrain` then fits the
 knock as a cost-weighted choice (knock where the gain is positive, weighted by its
 size), whose optimum knocks exactly where the expected gain *given the observation*
 is positive: the hidden cards enter only through the outcomes, never the input, so
@@ -30,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.game.actions import KNOCK
-from thirtyone_env.game.engine import GameState
 from thirtyone_env.game.views import player_view
-from thirtyone_env.harness.driver import check_seated, encodings_of, player_move, reset_players, rollout_value
+from thirtyone_env.harness.driver import check_seated, encodings_of, player_move, reset_players
+from thirtyone_env.research.oracle import measure
 
 
 @dataclass
@@ -137,17 +139,13 @@ class Demonstrations:
                 raise ValueError(f"{name}[{illegal[0]}]={ids[illegal[0]]} is not legal under its mask")
 
 
-def _round_utility(
-    env: Any, start: GameState, action: int, teacher: Any, seed: int, elimination_penalty: float
-) -> float:
-    """Minus the lives ``action`` and what follows cost the agent this round (and
-    ``elimination_penalty`` more if that puts it out), played on a copy of the true
-    position: the teacher in the agent's seat, the env's opponents in theirs."""
+def _table_move(env: Any, teacher: Any) -> Any:
+    """The moves of a play-out from the agent's decision: the teacher in the agent's
+    seat, the env's opponents in theirs."""
     me = env.seat
     n = env.num_players
     players = [teacher if p == me else env.opponents[(p - me) % n - 1] for p in range(n)]
-    move = player_move(players, encodings_of(players, env.obs_encoding), env.obs_layout, "rollout")
-    return rollout_value(start, action, move, np.random.default_rng(seed), me, elimination_penalty)
+    return player_move(players, encodings_of(players, env.obs_encoding), env.obs_layout, "rollout")
 
 
 def knock_gain(
@@ -157,16 +155,29 @@ def knock_gain(
     rollouts: int,
     rng: np.random.Generator,
     elimination_penalty: float,
+    objective: str = "lives",
 ) -> float:
-    """Mean utility of KNOCK minus that of ``alternative`` over ``rollouts`` paired
-    plays from the env's current (true) position (the same seed for both moves)."""
-    state = env.state
-    total = 0.0
-    for _ in range(rollouts):
-        seed = int(rng.integers(2**63))
-        total += _round_utility(env, state, KNOCK, teacher, seed, elimination_penalty)
-        total -= _round_utility(env, state, alternative, teacher, seed, elimination_penalty)
-    return total / rollouts
+    """Mean value of KNOCK minus that of ``alternative`` for the agent, over
+    ``rollouts`` paired play-outs from the env's current (true) position to the end of
+    the round (the decision oracle's :func:`~thirtyone_env.research.oracle.measure`):
+    the hands and the pile are the game's own, the stock, whose order nobody at the
+    table knows, is shuffled afresh for each play-out, the same way for both moves
+    (on its true order every play-out of deterministic players would be one and the
+    same). The value is minus the lives lost (``elimination_penalty`` more for going
+    out), or with ``objective`` ``"win"`` the chance to win the game afterwards, in
+    lives at the start."""
+    seed = np.random.SeedSequence(int(rng.integers(2**63)))
+    move = _table_move(env, teacher)
+    values = measure(
+        env.state,
+        (KNOCK, alternative),
+        move,
+        seed,
+        rollouts,
+        elimination_penalty=elimination_penalty,
+        objective=objective,
+    )
+    return float((values[0] - values[1]).mean())
 
 
 def _move(player: Any, base: Any, obs: np.ndarray, mask: np.ndarray) -> int:
@@ -185,6 +196,7 @@ def collect(
     knock_rollouts: int = 0,
     elimination_penalty: float = 0.0,
     continuation: str = "teacher",
+    objective: str = "lives",
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
     flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
@@ -194,7 +206,10 @@ def collect(
     on by the teacher or, with ``continuation="behaviour"``, by the behaviour player
     (the gain of knocking now over playing on as that player would). The gain is in
     lives; ``elimination_penalty`` charges going out on top (0 by default: the
-    demonstrations of the shipped agent's recipe were measured in lives alone)."""
+    demonstrations of the shipped agent's recipe were measured in lives alone). With
+    ``objective="win"`` it is the gain in the chance to win the game, in lives at the
+    start (:mod:`~thirtyone_env.harness.equity`): the last life and an opponent's
+    elimination count for what they do to the game."""
     if continuation not in ("teacher", "behaviour"):
         raise ValueError(
             f"continuation={continuation!r} is not allowed; allowed values: ['teacher', 'behaviour']"
@@ -231,7 +246,7 @@ def collect(
                         alternative = _move(teacher, base, obs, others)
                     alt_buf[n] = alternative
                     gain_buf[n] = knock_gain(
-                        base, follower, alternative, knock_rollouts, rng, elimination_penalty
+                        base, follower, alternative, knock_rollouts, rng, elimination_penalty, objective
                     )
             if behaviour is not None:
                 action = _move(behaviour, base, obs, mask)

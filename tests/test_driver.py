@@ -8,7 +8,7 @@ import pytest
 from conftest import deal, heads_up_known
 
 from agents.expert import ExpertPlayer
-from agents.imitation import _round_utility
+from agents.imitation import _table_move
 from thirtyone_env.envs.env import ThirtyOneEnv
 from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, IllegalActionError, discard_action
 from thirtyone_env.game.cards import parse_card
@@ -26,6 +26,7 @@ from thirtyone_env.game.rewards import LIVES, WIN, seat_reward, settled_reward
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.views import player_view
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players, rollout_value, round_value
+from thirtyone_env.research.oracle import measure
 
 
 class Scripted:
@@ -290,7 +291,10 @@ def test_imitation_and_search_value_a_rollout_alike():
     env = ThirtyOneEnv(num_players=2, opponents=ExpertPlayer(), seat=0)
     env.reset(seed=0)
     start = heads_up_known("2c 3d 4h", "Kh Qh Jh", lives=0)
-    utility = _round_utility(env, start, KNOCK, ExpertPlayer(), 7, 2.0)
+    seed = np.random.SeedSequence(7)
+    utility = measure(start, [KNOCK], _table_move(env, ExpertPlayer()), seed, 1, elimination_penalty=2.0)[
+        0, 0
+    ]
     expert = ExpertPlayer()
 
     def move(s, rng):

@@ -44,6 +44,22 @@ def test_knock_gain_is_measured_on_the_true_position(seed):
     assert env.state.phase == DRAW and env.state.current == 0  # the real game did not move
 
 
+def test_measured_knocks_average_over_the_unknown_stock():
+    """The play-outs of a measured knock meet the stock in a fresh order each (nobody at
+    the table knows it): with the deterministic expert everywhere, more play-outs give
+    other gains on the same decisions, and averages between their single outcomes. (On
+    the true order every play-out was the same game, and rollouts bought nothing.)"""
+    one = collect(_env(), ExpertPlayer(), 600, 0.99, seed=3, knock_rollouts=1)
+    four = collect(_env(), ExpertPlayer(), 600, 0.99, seed=3, knock_rollouts=4)
+    assert np.array_equal(one.obs, four.obs)
+    where = np.isfinite(one.knock_gain)
+    assert np.array_equal(where, np.isfinite(four.knock_gain)) and where.sum() >= 20
+    assert not np.array_equal(one.knock_gain[where], four.knock_gain[where])
+    singles = np.unique(one.knock_gain[where])
+    assert np.isin(singles, np.arange(-3.0, 4.0)).all()  # one play-out: whole lives
+    assert not np.isin(four.knock_gain[where], np.arange(-3.0, 4.0)).all()  # quarters
+
+
 def test_measuring_knocks_plays_copies_and_leaves_the_game_alone():
     """The same deals and the same teacher moves with and without measured knocks; the
     gains sit exactly on the decisions where knocking was a choice, with a legal move

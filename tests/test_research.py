@@ -129,6 +129,23 @@ def test_knock_rows_agree_with_the_players_own_moves():
     assert df["value"].between(3, 31).all() and (df["turn"] >= 1).all()
 
 
+def test_a_study_by_the_win_objective_measures_the_same_decisions_in_chances():
+    """``objective="win"``: the same decisions and play-outs, each round valued by the
+    chance to win the game it leaves (in lives at the start) instead of the lives lost:
+    other gains, the same sign where a knock surely costs lives and nobody goes out."""
+    lives = pd.DataFrame(run_jobs(small(decisions=120), agents.from_spec), columns=list(COLUMNS))
+    win = pd.DataFrame(
+        run_jobs(small(decisions=120, objective="win"), agents.from_spec), columns=list(COLUMNS)
+    )
+    same = [c for c in COLUMNS if c not in ("gain", "se")]
+    assert lives[same].equals(win[same])
+    assert not np.allclose(lives["gain"], win["gain"])
+    # the same outcomes valued two ways: related (0.67 here), not the same (last lives, eliminations)
+    assert np.corrcoef(lives["gain"], win["gain"])[0, 1] > 0.5
+    assert small(objective="win").study_dict()["objective"] == "win"
+    assert "objective" not in small().study_dict()  # studies stored before the option still resume
+
+
 def test_break_even_finds_a_known_crossing():
     """Gains that rise through zero at 20 (plus noise): the break-even is 20 within its
     interval; gains above zero everywhere say 'always', below zero 'never'."""
@@ -272,6 +289,8 @@ def test_a_knock_study_reports_break_evens_with_intervals_and_its_plots(tmp_path
         (["knock", "--table", "expert"], "players"),
         (["knock", "--table", "ppo:path=missing.zip,expert"], "missing.zip"),
         (["ask"], "invalid choice"),
+        (["knock", "--objective", "win", "--rules", "no_elimination"], "values lives games"),
+        (["knock", "--objective", "chips"], "invalid choice"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(tmp_path, args, message):

@@ -345,17 +345,21 @@ def test_imitation_can_refit_saved_demonstrations(tiny_run, tmp_path):
 
 
 def test_measured_knocks_and_dagger_behaviour_from_the_command_line(tiny_run, tmp_path):
-    """``--imitate-knock-rollouts`` measures the knocks and keeps the gains with the
-    demonstrations; ``--imitate-behaviour`` names the player that moves; two saved
-    files are fitted together."""
+    """``--imitate-knock-rollouts`` measures the knocks (here by the chance to win, in
+    lives at the start) and keeps the gains with the demonstrations;
+    ``--imitate-behaviour`` names the player that moves; two saved files (one measured
+    in lives, one by the win objective) are fitted together."""
+    from agents.imitation import Demonstrations
+
     args = [*TINY, "--imitate", "expert", "--imitate-epochs", "1", "--imitate-decisions", "300"]
     done = run_train(
-        "--run-name", "dagger", "--runs-dir", str(tmp_path), *args,
-        "--imitate-behaviour", "greedy", "--imitate-knock-rollouts", "2",
+        "--run-name", "dagger", "--runs-dir", str(tmp_path), *args, "--imitate-behaviour", "greedy",
+        "--imitate-knock-rollouts", "2", "--imitate-knock-objective", "win",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    with np.load(tmp_path / "dagger" / "demonstrations.npz") as d:
-        assert len(d["actions"]) == 300 and np.isfinite(d["knock_gain"]).any()
+    demos = Demonstrations.load(tmp_path / "dagger" / "demonstrations.npz")
+    assert len(demos) == 300 and np.isfinite(demos.knock_gain).any()
+    assert demos.meta["objective"] == "win" and demos.meta["knock_rollouts"] == 2
     both = f"{tmp_path / 'dagger' / 'demonstrations.npz'},{tiny_run[0] / 'demonstrations.npz'}"
     done = run_train("--run-name", "both", "--runs-dir", str(tmp_path), *args, "--imitate-from", both)
     assert done.returncode == 0, done.stderr
@@ -370,6 +374,24 @@ def test_measured_knocks_and_dagger_behaviour_from_the_command_line(tiny_run, tm
         (["--imitate", "expert", "--imitate-behaviour", "nobody"], "unknown player 'nobody'"),
         (["--imitate", "expert", "--imitate-continuation", "behaviour"], "needs --imitate-behaviour"),
         (["--imitate", "expert", "--imitate-continuation", "me"], "imitate_continuation='me' is not allowed"),
+        (
+            ["--imitate", "expert", "--imitate-knock-objective", "wins"],
+            "imitate_knock_objective='wins' is not",
+        ),
+        (["--imitate", "expert", "--imitate-knock-objective", "win"], "needs --imitate-knock-rollouts"),
+        (
+            [
+                "--imitate",
+                "expert",
+                "--imitate-knock-rollouts",
+                "2",
+                "--imitate-knock-objective",
+                "win",
+                "--rules",
+                "no_elimination",
+            ],
+            "the 'win' objective values lives games; these rules score 'points'",
+        ),
     ],
 )
 def test_imitation_options_are_checked(tmp_path, extra, message):

@@ -60,6 +60,7 @@ def _collect_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
         behaviour=behaviour,
         knock_rollouts=config.imitate_knock_rollouts,
         continuation=config.imitate_continuation,
+        objective=config.imitate_knock_objective,
     )
 
 
@@ -82,6 +83,11 @@ def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
                 "behaviour": config.imitate_behaviour,
                 "knock_rollouts": config.imitate_knock_rollouts,
                 "continuation": config.imitate_continuation,
+                **(
+                    {"objective": config.imitate_knock_objective}
+                    if config.imitate_knock_objective != "lives"
+                    else {}
+                ),
                 "gamma": config.gamma,
                 "seed": config.seed,
                 "decisions": config.imitate_decisions,

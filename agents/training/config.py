@@ -18,6 +18,8 @@ from agents.training.seeding import RunSeeds
 from thirtyone_env.envs.env import EPISODES, REWARDS
 from thirtyone_env.game.encoding import ENCODINGS
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.driver import OBJECTIVES
+from thirtyone_env.harness.equity import check_win_objective
 from thirtyone_env.harness.files import check_name
 from thirtyone_env.harness.parallel import BACKENDS, Backend
 
@@ -116,6 +118,12 @@ class TrainConfig:
     imitate_continuation: str = option(
         "teacher", "who plays on in the agent's seat there: teacher or behaviour"
     )
+    imitate_knock_objective: str = option(
+        "lives",
+        "what a measured knock's play-outs value: 'lives' (the lives the round costs) or 'win' (the "
+        "chance to win the game from the standing it leaves, in lives at the start: the last life "
+        "and opponents' eliminations count for what they do to the game)",
+    )
     total_timesteps: int = option(1_000_000, "steps to train to (a resume may raise it)")
     time_limit: float = option(
         0.0, "stop after this many seconds of PPO (0: no limit); the run can be resumed"
@@ -176,6 +184,7 @@ class TrainConfig:
             ("vec_env", self.vec_env, VEC_ENVS),
             ("activation", self.activation, ACTIVATIONS),
             ("imitate_continuation", self.imitate_continuation, ("teacher", "behaviour")),
+            ("imitate_knock_objective", self.imitate_knock_objective, OBJECTIVES),
         ):
             if value not in allowed:
                 raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
@@ -243,6 +252,12 @@ class TrainConfig:
             raise ValueError(
                 "imitate_continuation='behaviour' needs --imitate-behaviour (the player who plays on)"
             )
+        if self.imitate_knock_objective != "lives":
+            if not self.imitate_knock_rollouts:
+                raise ValueError(
+                    "imitate_knock_objective values measured knocks: it needs --imitate-knock-rollouts"
+                )
+            check_win_objective(Rules.resolve(self.rules), self.players)
         if self.imitate_knock_rollouts < 0:
             raise ValueError(
                 f"imitate_knock_rollouts={self.imitate_knock_rollouts!r} must be 0 (none) or more"

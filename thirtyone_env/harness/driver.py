@@ -31,7 +31,11 @@ from thirtyone_env.game.engine import (
     start_round,
 )
 from thirtyone_env.game.views import player_view
+from thirtyone_env.harness.equity import standing_equity
 
+#: What a played-out round is worth (:func:`round_value`): the change of standing, or
+#: the chance to win the game from the standing it leaves.
+OBJECTIVES = ("lives", "win")
 NOBODY = -1  #: ``Table.advance(NOBODY)``: no seat's decision stops the play
 
 
@@ -303,10 +307,16 @@ def player_move(players: Sequence[Any], encodings: Sequence[str], layout: ObsLay
     return move
 
 
-def round_value(s: GameState, seat: int, elimination_penalty: float) -> float:
+def round_value(s: GameState, seat: int, elimination_penalty: float, objective: str = "lives") -> float:
     """What the settled round in ``s`` is worth to ``seat``: its change of standing in
     the scored games; in the lives games minus the lives lost, and
-    ``elimination_penalty`` more when the loss puts the seat out."""
+    ``elimination_penalty`` more when the loss puts the seat out; with ``objective``
+    ``"win"`` the chance to win the game from the standing it leaves, in lives at the
+    start (:mod:`~thirtyone_env.harness.equity`)."""
+    if objective == "win":
+        return standing_equity(s, seat)
+    if objective != "lives":
+        raise ValueError(f"objective={objective!r} is not allowed; allowed values: {list(OBJECTIVES)}")
     result = s.result
     if s.rules.scoring != "lives":
         return float(result.gains[seat])
@@ -324,6 +334,7 @@ def rollout_value(
     rng: np.random.Generator,
     seat: int,
     elimination_penalty: float,
+    objective: str = "lives",
 ) -> float:
     """Play ``action`` in a copy of ``start``, then ``move`` for every move to the end
     of the round: the :func:`round_value` of that round for ``seat``."""
@@ -331,4 +342,4 @@ def rollout_value(
     apply_action(s, action, rng)
     while s.phase < ROUND_OVER:
         move(s, rng)
-    return round_value(s, seat, elimination_penalty)
+    return round_value(s, seat, elimination_penalty, objective)

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from thirtyone_env.harness.command import run_command
+from thirtyone_env.harness.driver import OBJECTIVES
 from thirtyone_env.harness.parallel import BACKENDS, Backend
 from thirtyone_env.research import folder
 from thirtyone_env.research.config import StudyConfig
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             f"--{name}", type=type(getattr(d, name)), default=getattr(d, name), help=StudyConfig.help(name)
         )
+    p.add_argument("--objective", choices=OBJECTIVES, default=d.objective, help=StudyConfig.help("objective"))
     p.add_argument(
         "--cluster",
         choices=BACKENDS,
@@ -91,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             rules=args.rules,
             decisions=args.decisions,
             rollouts=args.rollouts,
+            objective=args.objective,
             seed=args.seed,
             workers=args.workers if args.cluster == "local" else 1,
         )

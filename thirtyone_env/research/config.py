@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.harness.driver import OBJECTIVES
+from thirtyone_env.harness.equity import check_win_objective
 from thirtyone_env.research.questions import QUESTIONS, check_question
 
 #: Decisions per job: jobs and their seeds depend on the seed and the decision count
@@ -41,6 +43,12 @@ class StudyConfig:
     rules: str = option("standard", f"a rules preset: one of {', '.join(sorted(PRESETS))}")
     decisions: int = option(2_000, "decisions to measure (each one where the question applies)")
     rollouts: int = option(16, "paired play-outs of each option per decision")
+    objective: str = option(
+        "lives",
+        "what a played-out round is worth: lives (minus those lost; points or chips in the scored "
+        "games) or win (the chance to win the game from the standing it leaves, in lives at the "
+        "start; lives games)",
+    )
     seed: int = option(0, "the study's seed: the same seed gives the same results on any worker count")
     workers: int = option(1, "worker processes")
 
@@ -73,6 +81,10 @@ class StudyConfig:
             raise ValueError(f"decisions must be 1..{MAX_DECISIONS:,}, got {self.decisions}")
         if not 1 <= self.rollouts <= MAX_ROLLOUTS:
             raise ValueError(f"rollouts must be 1..{MAX_ROLLOUTS:,}, got {self.rollouts}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective {self.objective!r} is not one of {list(OBJECTIVES)}")
+        if self.objective == "win":
+            check_win_objective(rules, n)
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"seed must be 0..{MAX_SEED}, got {self.seed}")
         cpus = os.cpu_count() or 1
@@ -89,6 +101,8 @@ class StudyConfig:
         out = dataclasses.asdict(self)
         out["table"] = list(self.table)
         del out["workers"]
+        if self.objective == "lives":  # the default, as studies stored before it existed
+            del out["objective"]
         return out
 
     @classmethod

@@ -85,6 +85,7 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
                     np.random.SeedSequence(config.seed, spawn_key=(job, g, i)),
                     config.rollouts,
                     hand,
+                    objective=config.objective,
                 )
                 hand(rng)  # the game's generator back to the players
                 gain, se = gains(values)

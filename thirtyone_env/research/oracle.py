@@ -10,8 +10,8 @@ same). Play-out ``r`` of every option runs on one generator (the stock's order, 
 engine's draws and every player's randomness), so the options meet the same cards
 where their moves leave them the same (common random numbers) and each gain is a
 paired difference. A gain is in the
-table's utility: lives (minus those lost), points or chips
-(:func:`~thirtyone_env.harness.driver.round_value`).
+table's utility: lives (minus those lost), points or chips, or with the ``"win"``
+objective the chance to win the game (:func:`~thirtyone_env.harness.driver.round_value`).
 
 Players must be functions of what they are shown (and of the generator handed to them
 with ``reset(rng)``), as every built-in player is: the oracle asks them moves in
@@ -39,13 +39,15 @@ def measure(
     on_rollout: Callable[[np.random.Generator], None] | None = None,
     elimination_penalty: float = 0.0,
     shuffle_stock: bool = True,
+    objective: str = "lives",
 ) -> np.ndarray:
     """The value for the seat to act of each of ``actions`` (rows) in each of
     ``rollouts`` play-outs (columns): the action on a copy of ``state``, then ``move``
     to the end of the round. Play-out ``r`` of every action draws from one generator,
     child ``r`` of ``seed``; ``on_rollout(rng)`` is called with it before each play-out
     (to hand it to the players). The copy's stock is shuffled with that generator first
-    unless ``shuffle_stock`` is false. ``state`` is not changed."""
+    unless ``shuffle_stock`` is false. ``objective``: what a settled round is worth
+    (:func:`~thirtyone_env.harness.driver.round_value`). ``state`` is not changed."""
     if rollouts < 1:
         raise ValueError(f"rollouts must be at least 1, got {rollouts}")
     seat = state.current
@@ -65,7 +67,7 @@ def measure(
                 raise ValueError(f"the oracle cannot play {action_name(int(action))} here: {e}") from None
             while s.phase < ROUND_OVER:
                 move(s, rng)
-            out[i, r] = round_value(s, seat, elimination_penalty)
+            out[i, r] = round_value(s, seat, elimination_penalty, objective)
     return out
 
 
