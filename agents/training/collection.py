@@ -83,11 +83,16 @@ def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
                 "behaviour": config.imitate_behaviour,
                 "knock_rollouts": config.imitate_knock_rollouts,
                 "continuation": config.imitate_continuation,
+                # new keys only where they apply: a collection interrupted before they
+                # existed goes on where it still means the same
                 **(
                     {"objective": config.imitate_knock_objective}
                     if config.imitate_knock_objective != "lives"
                     else {}
                 ),
+                # play-outs on a shuffled stock since 2026-12-01: one measured on the
+                # stock's true order is not continued with them
+                **({"stock": "shuffled"} if config.imitate_knock_rollouts else {}),
                 "gamma": config.gamma,
                 "seed": config.seed,
                 "decisions": config.imitate_decisions,
