@@ -112,8 +112,9 @@ class TrainConfig:
     )
     imitate_knock_rollouts: int = option(
         0,
-        "paired plays of KNOCK vs the teacher's move on the true position per knock "
-        "decision, to learn the knock from its measured gain (0 = copy the teacher)",
+        "paired plays of KNOCK vs the teacher's move per knock decision, on the true hands and "
+        "pile with the stock shuffled for each, to learn the knock from its measured gain "
+        "(0 = copy the teacher)",
     )
     imitate_continuation: str = option(
         "teacher", "who plays on in the agent's seat there: teacher or behaviour"
