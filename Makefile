@@ -60,9 +60,10 @@ GAUNTLET_GAMES ?= 400
 gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
 
-# The shipped 4-player agent's recipe as one command (agents/models/ppo_standard_4p.md):
-# imitation of search with the knock weighted, then rounds of DAgger with measured knocks
-# and refits over the pooled decisions; about an hour on 2 cores. Runs go to
+# The 4-player agent's recipe as one command (agents/models/ppo_standard_4p.md): imitation
+# of search with the knock weighted, then rounds of DAgger with measured knocks (the last
+# one valued by the chance to win the game) and refits over the pooled decisions; about
+# an hour and forty minutes on 2 cores. Runs go to
 # runs/$(AGENT)-*; the agent is runs/$(AGENT)-k7/best_model.zip, then checked against
 # three experts (2,000 games, a seed no step used).
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)
@@ -82,8 +83,8 @@ agent-4p: $(STAMP)
 	$(PY) train.py --run-name $(AGENT)-k3 $(K) --imitate-epochs 8 --seed 8 --torch-threads 2 \
 		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz
 	$(PY) train.py --run-name $(AGENT)-k6 $(K) --imitate-behaviour ppo:path=runs/$(AGENT)-k3/best_model.zip \
-		--imitate-continuation behaviour --imitate-knock-rollouts 8 --imitate-decisions 600000 \
-		--imitate-epochs 8 --seed 11 --torch-threads 2
+		--imitate-continuation behaviour --imitate-knock-rollouts 4 --imitate-knock-objective win \
+		--imitate-decisions 600000 --imitate-epochs 8 --seed 11 --torch-threads 2
 	$(PY) train.py --run-name $(AGENT)-k7 $(K) --imitate-epochs 8 --seed 12 --torch-threads 2 \
 		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz
 	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-k7/best_model.zip expert expert expert --games 2000 \
