@@ -62,10 +62,11 @@ gauntlet: $(STAMP)
 
 # The 4-player agent's recipe as one command (agents/models/ppo_standard_4p.md): imitation
 # of search with the knock weighted, then rounds of DAgger with measured knocks (the last
-# one valued by the chance to win the game) and refits over the pooled decisions; about
-# an hour and forty minutes on 2 cores. Runs go to
-# runs/$(AGENT)-*; the agent is runs/$(AGENT)-k7/best_model.zip, then checked against
-# three experts (2,000 games, a seed no step used).
+# one valued by the chance to win the game), then the RL phase: a refit over the pooled
+# decisions as the warm start (sharpened 3x, the KL anchor) and 4 million PPO steps in
+# the league; about two hours on 2 cores. Runs go to runs/$(AGENT)-*; the agent is
+# runs/$(AGENT)-rl/final_model.zip, then checked against three experts (2,000 games, a
+# seed no step used).
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)
 K := --imitate expert --opponents expert,greedy --total-timesteps 4096 --n-envs 2 --n-steps 1024 \
 	--batch-size 1024 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --eval-every 100000 \
@@ -85,9 +86,15 @@ agent-4p: $(STAMP)
 	$(PY) train.py --run-name $(AGENT)-k6 $(K) --imitate-behaviour ppo:path=runs/$(AGENT)-k3/best_model.zip \
 		--imitate-continuation behaviour --imitate-knock-rollouts 4 --imitate-knock-objective win \
 		--imitate-decisions 600000 --imitate-epochs 8 --seed 11 --torch-threads 2
-	$(PY) train.py --run-name $(AGENT)-k7 $(K) --imitate-epochs 8 --seed 12 --torch-threads 2 \
-		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz
-	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-k7/best_model.zip expert expert expert --games 2000 \
+	$(PY) train.py --run-name $(AGENT)-rl --imitate expert --imitate-epochs 8 --imitate-sharpen 3 \
+		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz \
+		--league --league-population 16 --league-population-share 0.3 --self-play 0.2 --snapshot-every 1000000 \
+		--pool-size 8 --pfsp-power 2 --opponents expert,greedy,blitz31 --reward lives --gamma 0.99 \
+		--kl-coef 0.1 --vf-warmup 500000 --n-envs 256 --n-steps 128 --batch-size 8192 --n-epochs 4 \
+		--learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --total-timesteps 4000000 \
+		--eval-every 1000000 --eval-games 2000 --eval-opponents expert,greedy --checkpoint-every 1000000 \
+		--torch-threads 2 --seed 71
+	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-rl/final_model.zip expert expert expert --games 2000 \
 		--workers 2 --seed 21 --out results/$(AGENT)-vs-experts
 
 # Every case for a fixed time in its own process, one table, a PNG; PEERS=1 adds RLCard,
