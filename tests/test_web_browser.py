@@ -114,9 +114,13 @@ def test_the_watch_page_steps_through_a_record(server, browser, tmp_path):
         import httpx
 
         game = httpx.post(f"{base}/api/games", json={"opponents": ["expert", "greedy"], "seed": 3}).json()
-        httpx.post(f"{base}/api/games/{game['id']}/resign")
-        while httpx.post(f"{base}/api/games/{game['id']}/save").status_code != 200:
-            pytest.fail("could not save a game")
+        state = game["state"]
+        while state["round"] == 1 and not state["over"]:  # a record needs a finished round
+            move = next(m["id"] for m in state["moves"] if m["legal"])
+            state = httpx.post(f"{base}/api/games/{game['id']}/move", json={"action": move}).json()["state"]
+        httpx.post(f"{base}/api/games/{game['id']}/resign")  # saved once over
+        saved = httpx.post(f"{base}/api/games/{game['id']}/save")
+        assert saved.status_code == 200, saved.text
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.goto(f"{base}/watch")
     page.click("#pick button[type=submit]")
