@@ -108,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--games",
         type=int,
         default=None,
-        help=f"games (default {TOURNAMENT_GAMES}; with --gauntlet: per table, default {gl.DEFAULT_GAMES}, "
-        f"tables with a search seat {round(100 * gl.SEARCH_SHARE)}%% of them); rounded up to a multiple of the table "
+        help=f"games (default {TOURNAMENT_GAMES}; with --gauntlet: per table, default {gl.DEFAULT_GAMES}); "
+        "rounded up to a multiple of the table "
         f"size; at most {MAX_GAMES:,}: every game's rows stay in memory for the statistics, some 60 KB a game: "
         "a run that would not fit in the available memory is refused",
     )
@@ -571,7 +571,6 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
             "rules": args.rules,
             "rules_fields": dataclasses.asdict(Rules.preset(args.rules)),
             "games_per_table": args.games,
-            "search_share": gl.SEARCH_SHARE,
             "seed": args.seed,
             "workers": args.workers,
             "held_out_seed": gl.HELD_OUT_SEED,

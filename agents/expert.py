@@ -360,17 +360,6 @@ class ExpertPlayer:
         batch or a row that allows nothing."""
         mask = batch_masks("ExpertPlayer", observations, masks)
         b = observations
-        rules = b.rules
-        if rules is not self._batch_rules:
-            self._batch = _batch_tables(
-                rules.deck,
-                rules.three_of_a_kind,
-                float(self.opp_knock_at),
-                self.horizon,
-                float(self.blitz_bonus),
-            )
-            self._batch_rules = rules
-        t = self._batch
         out = np.empty(len(b), dtype=np.int64)
         expert_kernel(
             b.seat,
@@ -384,16 +373,26 @@ class ExpertPlayer:
             b.active,
             b.knocker,
             mask,
-            t.deck_bits,
-            t.pot,
-            t.vbin,
-            t.value,
-            t.ge,
-            self._float_params(),
-            self._int_params(rules),
+            *self.kernel_tables(b.rules),
             out,
         )
         return checked_actions("ExpertPlayer", out)
+
+    def kernel_tables(self, rules: Rules) -> tuple:
+        """The arguments :func:`~agents.expert_batch.expert_kernel` takes after the
+        masks, for this player on ``rules``: its tables (built once per rules) and
+        parameters (for callers that run the kernel inside their own, e.g. search)."""
+        if rules is not self._batch_rules:
+            self._batch = _batch_tables(
+                rules.deck,
+                rules.three_of_a_kind,
+                float(self.opp_knock_at),
+                self.horizon,
+                float(self.blitz_bonus),
+            )
+            self._batch_rules = rules
+        t = self._batch
+        return (t.deck_bits, t.pot, t.vbin, t.value, t.ge, self._float_params(), self._int_params(rules))
 
     def _float_params(self) -> np.ndarray:
         """The kernel's float parameters (slots ``F_*`` of :mod:`agents.expert_batch`)."""

@@ -17,8 +17,10 @@ difference per deal set (candidate minus expert: wins, and lives lost a round) c
 the luck of the deal; its 95% interval takes deal sets as the independent unit. The
 expert against itself differs by exactly 0 at every table.
 
-``search`` is slow (about 2 s a game with three search seats on one core), so tables
-with a search seat play :data:`SEARCH_SHARE` of the games (at least one deal set).
+Every table plays the same number of games. The ``search`` table is the slowest (about
+0.2 s a game with three search seats on one core, its roll-outs on the compiled kernels:
+some eight times an expert table), so the learning curves of training runs leave it
+out (:attr:`GauntletTable.slow`).
 The expert's side of a table is kept per process (:func:`_baseline`): a training run
 that plays the same small gauntlet every few steps plays the expert's games once.
 """
@@ -53,8 +55,6 @@ BASELINE = "expert"
 HELD_OUT_SEED = 16
 #: Stands for the next held-out population member in :data:`GAUNTLET`.
 HELD_OUT = "held_out"
-#: Share of the games a table with a ``search`` seat plays (search is slow).
-SEARCH_SHARE = 0.1
 #: Games per table of ``evaluate.py --gauntlet`` unless ``--games`` says otherwise.
 DEFAULT_GAMES = 400
 
@@ -80,14 +80,8 @@ class GauntletTable:
 
     @property
     def slow(self) -> bool:
-        """Whether a ``search`` player sits here (the table plays fewer games)."""
+        """Whether a ``search`` player sits here (training runs' curves leave it out)."""
         return any(spec.split(":")[0] == "search" for spec in self.opponents)
-
-    def games(self, games: int) -> int:
-        """Games this table plays when a table plays ``games``: :data:`SEARCH_SHARE`
-        of them with a search seat (at least one deal set)."""
-        seats = len(self.opponents) + 1
-        return max(seats, math.ceil(games * SEARCH_SHARE)) if self.slow else games
 
 
 def gauntlet_tables(num_players: int) -> list[GauntletTable]:
@@ -132,7 +126,7 @@ def planned_games(num_players: int, games: int, names: Sequence[str] | None = No
     """Games a gauntlet plays in all (both sides of every table)."""
     total = 0
     for table in select_tables(num_players, names):
-        config = TournamentConfig((BASELINE, *table.opponents), table.games(games))
+        config = TournamentConfig((BASELINE, *table.opponents), games)
         total += 2 * config.total_games
     return total
 
@@ -179,7 +173,7 @@ def run_gauntlet(
     backend: Backend | None = None,
 ) -> list[dict[str, Any]]:
     """Play the gauntlet of ``candidate_spec`` at ``num_players`` seats: ``games``
-    games a table (:data:`SEARCH_SHARE` of them where search sits), every table twice
+    games a table, every table twice
     (the candidate, then :data:`BASELINE`, as player 0), ``tables`` a subset of names.
     Returns one row a table (:func:`table_row`); ``progress(k)`` as k more games
     finish; ``backend``: where the games run (default: ``workers`` local processes).
@@ -188,9 +182,7 @@ def run_gauntlet(
     rows = []
     for table in chosen:
         start = time.perf_counter()
-        config = TournamentConfig(
-            (candidate_spec, *table.opponents), table.games(games), rules, seed, workers
-        )
+        config = TournamentConfig((candidate_spec, *table.opponents), games, rules, seed, workers)
         mine = _side(config, _play(config, progress, backend))
         base = _baseline(table.opponents, config.games, rules, seed, workers, progress, backend)
         rows.append(table_row(table, config, mine, base, time.perf_counter() - start))

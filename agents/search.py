@@ -39,6 +39,8 @@ import time
 
 import numpy as np
 
+from agents.search_batch import CompiledRollouts, world_rng, world_rng_row
+from thirtyone_env.envs import kernel_rules
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.game.engine import (
@@ -54,6 +56,11 @@ from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.table_strategy import table_move
 from thirtyone_env.game.views import PlayerView, player_view
 from thirtyone_env.harness.driver import Move, rollout_value
+
+#: Where the roll-outs run: ``"auto"`` on the compiled kernels where they play the table
+#: (the stock game with lives, expert roll-outs), else the engine; ``"python"`` always
+#: the engine; ``"compiled"`` the kernels or an error. The same decisions either way.
+BACKENDS = ("auto", "python", "compiled")
 
 #: Rollout knock thresholds by a player's own turn in the round (turn 1, 2, 3, 4+),
 #: shaped like the expert's knocks: early on a fair hand, later only on a strong one.
@@ -145,6 +152,7 @@ class SearchPlayer:
         confidence: float = 1.5,
         batch: int = 8,
         stop: float = 3.0,
+        backend: str = "auto",
     ) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
@@ -153,6 +161,7 @@ class SearchPlayer:
         for name, value, allowed in (
             ("moves", moves, ("knock", "all")),
             ("rollout", rollout, ("expert", "greedy")),
+            ("backend", backend, BACKENDS),
         ):
             if value not in allowed:
                 raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
@@ -166,6 +175,8 @@ class SearchPlayer:
         self.confidence = confidence
         self.batch = batch
         self.stop = stop
+        self.backend = backend
+        self._kernels: dict[tuple[Rules, int], CompiledRollouts] = {}
         from agents.expert import ExpertPlayer  # (agents.expert does not import search)
 
         self._expert = ExpertPlayer()
@@ -191,7 +202,7 @@ class SearchPlayer:
         candidates = self._candidates(v, action_mask, legal, baseline)
         if len(candidates) < 2:
             return baseline
-        return self._choose(self._evaluate(v, candidates, baseline), baseline)
+        return self._choose(self._evaluate(v, candidates, baseline), candidates, baseline)
 
     def _candidates(self, v: PlayerView, mask: np.ndarray, legal: list[int], baseline: int) -> list[int]:
         """The actions to compare (see ``moves`` in the module doc)."""
@@ -201,44 +212,79 @@ class SearchPlayer:
             return []
         return [KNOCK, baseline]
 
-    def _evaluate(self, v: PlayerView, candidates: list[int], baseline: int) -> dict[int, list[float]]:
-        """Rollout utilities of every candidate on shared sampled worlds."""
-        scores: dict[int, list[float]] = {a: [] for a in candidates}
+    def _evaluate(self, v: PlayerView, candidates: list[int], baseline: int) -> np.ndarray:
+        """Rollout utilities ``(worlds, len(candidates))`` of every candidate on shared
+        sampled worlds, ``batch`` worlds at a time."""
+        base = candidates.index(baseline)
+        chunks: list[np.ndarray] = []
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        compiled = self._compiled(v)
+        if compiled is not None:
+            mine = [list(v.hand) if p == v.seat else [] for p in range(v.num_players)]
+            compiled.set_position(v, self._position(v, mine, [], []), self.max_improve)
         n = 0
         while True:
-            world = self._sample_world(v)
-            for a in candidates:
-                scores[a].append(self._rollout(world, a, v))
-            n += 1
+            m = self.batch if deadline is not None else min(self.batch, self.worlds - n)
+            if compiled is not None:
+                chunks.append(compiled.chunk(self.rng, m, candidates, self.elimination_penalty))
+            else:
+                chunks.append(
+                    np.array([self._world_utilities(v, candidates) for _ in range(m)], dtype=np.float64)
+                )
+            n += m
+            scores = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
             if deadline is not None:
                 if time.perf_counter() >= deadline:
                     return scores
-            elif n >= self.worlds or (n % self.batch == 0 and self._settled(scores, baseline)):
+            elif n >= self.worlds or self._settled(scores, base):
                 return scores
 
-    def _settled(self, scores: dict[int, list[float]], baseline: int) -> bool:
-        """Whether every candidate's paired difference to the baseline is already
-        ``stop`` standard errors from zero. All-zero differences settle nothing (a
-        rare outcome may simply not have come up yet)."""
-        base = np.asarray(scores[baseline])
-        for a, values in scores.items():
-            if a == baseline:
-                continue
-            diff = np.asarray(values) - base
-            mean = abs(float(diff.mean()))
-            if mean == 0 or mean <= self.stop * float(diff.std(ddof=1)) / np.sqrt(diff.size):
-                return False
-        return True
+    def _world_utilities(self, v: PlayerView, candidates: list[int]) -> list[float]:
+        """One sampled world, each candidate played out in it on the engine; the
+        roll-outs draw from the world's own generator (see :mod:`agents.search_batch`)."""
+        world = self._sample_world(v)
+        row = world_rng_row(self.rng.bit_generator.random_raw(2))
+        return [self._rollout(world, a, v, world_rng(row)) for a in candidates]
 
-    def _choose(self, scores: dict[int, list[float]], baseline: int) -> int:
+    def _compiled(self, v: PlayerView) -> CompiledRollouts | None:
+        """The compiled path for this decision, or None for the engine's (``backend``)."""
+        if self.backend == "python":
+            return None
+        why = kernel_rules.refusals(v.rules)
+        if self.rollout != "expert":
+            why.append(f"rollout={self.rollout!r} (the kernels roll out the expert only)")
+        if why:
+            if self.backend == "compiled":
+                raise ValueError(
+                    f"SearchPlayer(backend='compiled') cannot roll out {'; '.join(why)}: use 'auto'"
+                )
+            return None
+        key = (v.rules, v.num_players)
+        found = self._kernels.get(key)
+        if found is None:
+            found = self._kernels[key] = CompiledRollouts(v.rules, v.num_players, self._expert, self.batch)
+        return found
+
+    def _settled(self, scores: np.ndarray, base: int) -> bool:
+        """Whether every candidate's paired difference to the baseline (column
+        ``base``) is already ``stop`` standard errors from zero. All-zero differences
+        settle nothing (a rare outcome may simply not have come up yet)."""
+        diff = scores - scores[:, base, None]
+        mean = np.abs(diff.mean(axis=0))
+        settled = (mean > 0) & (mean > self.stop * diff.std(axis=0, ddof=1) / np.sqrt(len(diff)))
+        settled[base] = True
+        return bool(settled.all())
+
+    def _choose(self, scores: np.ndarray, candidates: list[int], baseline: int) -> int:
         """The best-scoring action if it beats the baseline's choice by more than
         ``confidence`` standard errors of the paired difference, else the baseline's:
         search departs from the heuristic only on evidence, not on noise."""
-        best = max(scores, key=lambda a: (sum(scores[a]), -a))
+        totals = scores.sum(axis=0)
+        j = max(range(len(candidates)), key=lambda k: (totals[k], -candidates[k]))
+        best = candidates[j]
         if best == baseline:
             return best
-        diff = np.asarray(scores[best]) - np.asarray(scores[baseline])
+        diff = scores[:, j] - scores[:, candidates.index(baseline)]
         m = diff.size
         se = float(diff.std(ddof=1)) / np.sqrt(m) if m > 1 else float("inf")
         return best if float(diff.mean()) > self.confidence * se else baseline
@@ -277,6 +323,13 @@ class SearchPlayer:
             hands.append(hand)
         stock = pool[: v.stock_size]
         del pool[: v.stock_size]
+        return self._position(v, hands, stock, pool)
+
+    @staticmethod
+    def _position(v: PlayerView, hands: list[list[int]], stock: list[int], pool: list[int]) -> GameState:
+        """The state of view ``v`` with the other seats' ``hands`` and the ``stock``
+        dealt (``pool``: the unseen cards left, for a variant's face-down table cards,
+        the rest mucked)."""
         tables = [[pool.pop() if c is None else c for c in cards] for cards in v.table]
         table_up = [[c is not None for c in cards] for cards in v.table]
         phase = {"draw": DRAW, "discard": DISCARD, "continue": CONTINUE}[v.phase]
@@ -306,11 +359,11 @@ class SearchPlayer:
             pot=v.pot,
         )
 
-    def _rollout(self, world: GameState, action: int, v: PlayerView) -> float:
+    def _rollout(self, world: GameState, action: int, v: PlayerView, rng: np.random.Generator) -> float:
         """Play ``action`` in a copy of ``world``, then the rollout policy in every
         seat to the end of the round; the utility for this seat."""
         move = self._rollout_move(v.rules)
-        return rollout_value(world, action, move, self.rng, v.seat, self.elimination_penalty)
+        return rollout_value(world, action, move, rng, v.seat, self.elimination_penalty)
 
     def _rollout_move(self, rules: Rules) -> Move:
         """The rollout policy's move for the seat to act."""

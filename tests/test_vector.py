@@ -241,3 +241,45 @@ def test_make_vec_gives_the_batched_env_with_the_same_games():
     assert isinstance(made, ThirtyOneVectorEnv)
     (a, ia), (b, ib) = made.reset(seed=11), direct.reset(seed=11)
     assert np.array_equal(a, b) and np.array_equal(ia["action_mask"], ib["action_mask"])
+
+
+@pytest.mark.parametrize(("rules", "n"), [("standard", 4), ("pagat", 3)])
+def test_a_loaded_engine_state_shows_the_same_view_and_moves(rules, n):
+    """``KernelGames.load_state`` puts a round in progress into a row: the seat to act
+    sees there the view and legal moves the engine gives it."""
+    from conftest import random_moves
+
+    from thirtyone_env.envs import batch_kernels as K
+    from thirtyone_env.envs.kernel_games import KernelGames
+    from thirtyone_env.game.encoding import ObsLayout
+    from thirtyone_env.game.engine import legal_mask, new_game
+    from thirtyone_env.game.view_batch import batch_rows
+    from thirtyone_env.game.views import player_view
+
+    class ViewPlayer:
+        obs_encoding = "view"
+
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[0])
+
+    rng = np.random.default_rng(3)
+    s0 = new_game(rules, n, rng)
+    games = KernelGames(1, ObsLayout(n, s0.rules), s0.rules, [[ViewPlayer()] * (n - 1)], 0, "round", "lives")
+    seen = 0
+    for _ in range(30):
+        s = random_moves(new_game(rules, n, rng), rng, int(rng.integers(1, 30)))
+        if s.phase > 1:
+            continue
+        games.load_state(0, s, s.current)
+        rows = np.zeros(1, dtype=np.int64)
+        K.seat_masks(games.g, games.seat_i, games.hands, games.R, rows, games.ext_masks)
+        K.seat_views(
+            games.g, games.seat_i, games.hands, games.stock, games.pile, games.known, games.disc_log, rows,
+            *games._view_arrays,
+        )  # fmt: skip
+        assert batch_rows(games.ext_views, 0, 1).view(0) == player_view(s, s.current)
+        np.testing.assert_array_equal(games.ext_masks[0], legal_mask(s))
+        seen += 1
+    assert seen >= 10
+    with pytest.raises(ValueError, match="does not fit"):
+        games.load_state(0, new_game("dutch", n, rng), 0)

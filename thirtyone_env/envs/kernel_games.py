@@ -21,6 +21,7 @@ this module imports neither env module, so both envs build on it without a cycle
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -30,9 +31,9 @@ from thirtyone_env.envs import batch_kernels as K
 from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.batch_rng import ROW, load_row, state_row
 from thirtyone_env.game.actions import IllegalActionError, action_name, num_actions
-from thirtyone_env.game.cards import hand_table
+from thirtyone_env.game.cards import NUM_CARDS, hand_table
 from thirtyone_env.game.encoding import ObsLayout
-from thirtyone_env.game.engine import PHASE_NAMES
+from thirtyone_env.game.engine import DISCARD, DRAW, PHASE_NAMES, GameState
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.view_batch import batch_rows, empty_batch
@@ -107,6 +108,15 @@ def player_name(player: Any) -> str:
     """How errors name an external player: its class and, for a model, its file."""
     name = getattr(player, "path", None) or getattr(player, "name", None)
     return f"{type(player).__name__}({name})" if isinstance(name, str) else type(player).__name__
+
+
+@cache
+def value_array(rules: Rules) -> np.ndarray:
+    """:func:`~thirtyone_env.game.cards.hand_table` as the kernels read it: float64,
+    read-only, built once per rules."""
+    values = np.asarray(hand_table(rules), dtype=np.float64)
+    values.flags.writeable = False
+    return values
 
 
 class KernelGames:
@@ -191,7 +201,7 @@ class KernelGames:
         self.rs = np.zeros((N, ROW), dtype=np.uint64)  # each game's PCG64 generator
         self.rew = np.zeros(N, dtype=np.float64)
         self.pending = np.zeros(N, dtype=np.float64)
-        self.values = np.asarray(hand_table(rules), dtype=np.float64)
+        self.values = value_array(rules)
         self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
         self.R = kernel_rules.pack(rules, episode, reward)
         self.offsets = np.array([layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
@@ -357,6 +367,54 @@ class KernelGames:
             "rounds_played": tuple(seats[:, K.S_ROUNDS].tolist()),
             "lives_lost": tuple(seats[:, K.S_LOST].tolist()),
         }
+
+    def load_state(self, i: int, s: GameState, seat: int, rng: np.random.Generator | None = None) -> None:
+        """Put the engine state ``s`` (a stock game in the middle of a round, at a draw
+        or a discard) into game ``i``, ``seat`` as its learning seat, ``rng``'s state
+        (if given) as its generator: the kernels play on from there as the engine would
+        (search players roll sampled worlds out this way). Seats' rounds and lives lost
+        so far start at zero; the game ends with this round (``episode="round"``) or
+        the game, as the games were built."""
+        rules = s.rules
+        if rules != self.rules or s.num_players != self.num_players:
+            raise ValueError(
+                f"load_state: a {s.num_players}-player state of rules {rules} does not fit these "
+                f"{self.num_players}-player games of rules {self.rules}"
+            )
+        if s.phase not in (DRAW, DISCARD):
+            raise ValueError(
+                f"load_state: the kernels take a state at a draw or discard, not {PHASE_NAMES[s.phase]}"
+            )
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"load_state: seat {seat} is not a seat of {self.num_players}")
+        g, si = self.g[i], self.seat_i[i]
+        g[:] = 0
+        g[K.G_DEALER], g[K.G_CUR], g[K.G_PHASE], g[K.G_KNOCKER] = s.dealer, s.current, s.phase, s.knocker
+        g[K.G_FINAL], g[K.G_TURN], g[K.G_DRAWN], g[K.G_TOOK] = s.final_left, s.turn, s.drawn, s.took
+        g[K.G_ROUND], g[K.G_SLEN], g[K.G_PLEN] = s.round_no, len(s.stock), len(s.discard)
+        g[K.G_NDISC], g[K.G_SEAT] = len(s.discards), seat
+        g[K.G_STATUS] = K.AGENT if s.current == seat else K.EXTERNAL
+        si[:] = 0
+        self.hands[i] = -1
+        for p in range(self.num_players):
+            si[p, K.S_LIVES], si[p, K.S_ACTIVE], si[p, K.S_TURNS] = s.lives[p], s.active[p], s.player_turns[p]
+            si[p, K.S_HLEN] = len(s.hands[p])
+            self.hands[i, p, : len(s.hands[p])] = s.hands[p]
+            self.known[i, p] = s.known[p]
+        self.stock[i, : len(s.stock)] = s.stock
+        self.pile[i, : len(s.discard)] = s.discard
+        self.disc_seat[i] = s.disc_seat
+        self.disc_order[i] = s.disc_order
+        log = self.disc_log[i]
+        log[:] = -1
+        for k, (p, card) in enumerate(s.discards):
+            si[p, K.S_DISCS] += 1
+            if k < len(log):
+                log[k] = p * NUM_CARDS + card
+        if rng is not None:
+            self.rs[i] = state_row(rng)
+        self.rew[i] = 0.0
+        self.pending[i] = 0.0
 
     # -- external seats -------------------------------------------------------------
 
