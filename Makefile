@@ -53,9 +53,9 @@ demo: $(STAMP)
 		--games 400 --workers 2 --out results/$(DEMO_RUN)
 
 # The shipped agent's gauntlet (README, Evaluation): eight 4-seat tables, each played with
-# the agent and with expert in its seat on the same deals; GAUNTLET_GAMES games a table
-# (tables with search seats a tenth of them): about 4 minutes on 2 cores, most of it the search
-# table; results in results/standard-gauntlet_4p_ppo-s0 (-2, -3, ... after the first).
+# the agent and with expert in its seat on the same deals; GAUNTLET_GAMES games a table:
+# about 2 minutes on 2 cores, half of it the search table; results in
+# results/standard-gauntlet_4p_ppo-s0 (-2, -3, ... after the first).
 GAUNTLET_GAMES ?= 400
 gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
@@ -64,7 +64,7 @@ gauntlet: $(STAMP)
 # of search with the knock weighted, then rounds of DAgger with measured knocks (the last
 # one valued by the chance to win the game), then the RL phase: a refit over the pooled
 # decisions as the warm start (sharpened 3x, the KL anchor) and 4 million PPO steps in
-# the league; about two hours on 2 cores. Runs go to runs/$(AGENT)-*; the agent is
+# the league; about 95 minutes on 2 cores. Runs go to runs/$(AGENT)-*; the agent is
 # runs/$(AGENT)-rl/final_model.zip, then checked against three experts (2,000 games, a
 # seed no step used).
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)

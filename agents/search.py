@@ -31,6 +31,15 @@ standard errors from zero; ``time_limit`` (seconds per decision) replaces that b
 when given. Utility: minus the lives the round costs, and minus
 ``elimination_penalty`` more when the loss puts the player out (points or chips won
 in the other scorings). A decision with a single legal action is played at once.
+
+Randomness: every world is dealt from the searcher's generator (``reset(rng)``: the
+game's), and the world's roll-outs (which draw only to reshuffle an empty stock) from a
+generator of their own seeded by two raw draws of it, the same for every candidate.
+Where the kernels play the table (the stock game with lives) and the expert rolls out,
+``backend="auto"`` plays the worlds out on the compiled kernels
+(:mod:`agents.search_batch`, about fifty times faster); ``"python"`` on the engine.
+Both deal the same worlds and reach the same utilities, so the same seed gives the
+same games on either.
 """
 
 from __future__ import annotations

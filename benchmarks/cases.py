@@ -5,7 +5,9 @@ Usage: ``python benchmarks/cases.py CASE [--seconds 10]``. Cases of this project
 ``single_env_python`` (``ThirtyOneEnv`` steps/s with ``backend="compiled"`` / the
 Python engine: random legal agent and opponents, observation built every step), ``batched_env`` (the same on ``ThirtyOneVectorEnv`` at ``--num-envs`` games),
 ``batched_env_expert`` (the same against three ``ExpertPlayer``),
-``harness`` (tournament rounds/s with greedy players, one worker), ``train_single`` /
+``harness`` (tournament rounds/s with greedy players, one worker), ``search_table`` /
+``search_table_python`` (tournament rounds/s of ``search`` against three experts, its
+roll-outs on the compiled kernels / on the engine), ``train_single`` /
 ``train_batched`` (MaskablePPO steps/s on 8 single envs in a DummyVecEnv / on the
 batched env against three greedy opponents), ``train_batched_expert`` /
 ``train_batched_frozen`` (the batched run against three ``ExpertPlayer`` / three
@@ -130,6 +132,26 @@ def harness(seconds: float, **_: object) -> dict:
 
     rate, _ = _timed(seconds, chunk)
     return {"rate": rate, "unit": "rounds/s"}
+
+
+def search_table(seconds: float, backend: str = "auto", **_: object) -> dict:
+    """Tournament rounds/s of ``search`` against three experts, one worker (the same
+    four games, seed 0, over and over): search's roll-outs on ``backend``."""
+    import agents
+    from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
+
+    players = (f"search:backend={backend}", "expert", "expert", "expert")
+
+    def chunk() -> int:
+        games = run_tournament(TournamentConfig(players, 4, seed=0, workers=1), agents.from_spec)
+        return sum(g.rounds for g in games)
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "rounds/s"}
+
+
+def search_table_python(seconds: float, **_: object) -> dict:
+    return search_table(seconds, backend="python")
 
 
 def _train(seconds: float, venv: object) -> dict:
@@ -281,6 +303,8 @@ CASES = {
         batched_env,
         batched_env_expert,
         harness,
+        search_table,
+        search_table_python,
         train_single,
         train_batched,
         train_batched_expert,

@@ -34,6 +34,8 @@ OURS = (
     "batched_env",
     "batched_env_expert",
     "harness",
+    "search_table",
+    "search_table_python",
     "train_single",
     "train_batched",
     "train_batched_expert",
