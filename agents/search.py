@@ -25,10 +25,10 @@ departures lost slightly, their rollout differences being mostly noise.)
 
 All candidates are scored on the same worlds (common random numbers), and search
 departs from the expert's move only when the paired difference clears
-``confidence`` standard errors. Worlds are sampled up to ``worlds`` per candidate,
-stopping early, after at least ``batch``, once every difference lies ``stop``
-standard errors from zero; ``time_limit`` (seconds per decision) replaces that budget
-when given. Utility: minus the lives the round costs, and minus
+``confidence`` standard errors. Worlds are sampled ``batch`` at a time, up to
+``worlds`` per candidate, stopping early, after any batch, once every difference lies
+``stop`` standard errors from zero; ``time_limit`` (seconds per decision, checked after
+each batch) replaces that budget when given. Utility: minus the lives the round costs, and minus
 ``elimination_penalty`` more when the loss puts the player out (points or chips won
 in the other scorings). A decision with a single legal action is played at once.
 
