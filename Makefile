@@ -61,16 +61,24 @@ gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
 
 # The 4-player agent's recipe as one command (agents/models/ppo_standard_4p.md): imitation
-# of search with the knock weighted, then rounds of DAgger with measured knocks (the last
-# one valued by the chance to win the game), then the RL phase: a refit over the pooled
-# decisions as the warm start (sharpened 3x, the KL anchor) and 4 million PPO steps in
-# the league; about 95 minutes on 2 cores. Runs go to runs/$(AGENT)-*; the agent is
+# of search with the knock weighted, then rounds of DAgger with measured knocks (the third
+# valued by the chance to win the game), an RL phase (`rl1`: a refit over the pooled
+# decisions as the warm start, sharpened 3x, the KL anchor, and 4 million PPO steps in the
+# league), a DAgger round of that agent at tables drawn per seat from search, greedy and
+# Blitz31 (knocks valued by lives), and the RL phase again over all four rounds' decisions;
+# about 2 h 40 min on 2 cores. Runs go to runs/$(AGENT)-*; the agent is
 # runs/$(AGENT)-rl/final_model.zip, then checked against three experts (2,000 games, a
 # seed no step used).
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)
 K := --imitate expert --opponents expert,greedy --total-timesteps 4096 --n-envs 2 --n-steps 1024 \
 	--batch-size 1024 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --eval-every 100000 \
 	--eval-games 400 --eval-opponents expert,greedy --checkpoint-every 100000
+RL := --imitate expert --imitate-epochs 8 --imitate-sharpen 3 --league --league-population 16 \
+	--league-population-share 0.3 --self-play 0.2 --snapshot-every 1000000 --pool-size 8 --pfsp-power 2 \
+	--opponents expert,greedy,blitz31 --reward lives --gamma 0.99 --kl-coef 0.1 --vf-warmup 500000 \
+	--n-envs 256 --n-steps 128 --batch-size 8192 --n-epochs 4 --learning-rate 1e-4 --clip-range 0.1 \
+	--ent-coef 0.001 --total-timesteps 4000000 --eval-every 1000000 --eval-games 2000 \
+	--eval-opponents expert,greedy --checkpoint-every 1000000 --torch-threads 2 --seed 71
 agent-4p: $(STAMP)
 	$(PY) train.py --run-name $(AGENT)-ship5 --imitate search --imitate-decisions 240000 --imitate-epochs 8 \
 		--imitate-knock-weight 5 --opponents expert,expert,greedy,blitz31 --total-timesteps 4096 --n-envs 2 \
@@ -86,14 +94,13 @@ agent-4p: $(STAMP)
 	$(PY) train.py --run-name $(AGENT)-k6 $(K) --imitate-behaviour ppo:path=runs/$(AGENT)-k3/best_model.zip \
 		--imitate-continuation behaviour --imitate-knock-rollouts 4 --imitate-knock-objective win \
 		--imitate-decisions 600000 --imitate-epochs 8 --seed 11 --torch-threads 2
-	$(PY) train.py --run-name $(AGENT)-rl --imitate expert --imitate-epochs 8 --imitate-sharpen 3 \
-		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz \
-		--league --league-population 16 --league-population-share 0.3 --self-play 0.2 --snapshot-every 1000000 \
-		--pool-size 8 --pfsp-power 2 --opponents expert,greedy,blitz31 --reward lives --gamma 0.99 \
-		--kl-coef 0.1 --vf-warmup 500000 --n-envs 256 --n-steps 128 --batch-size 8192 --n-epochs 4 \
-		--learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --total-timesteps 4000000 \
-		--eval-every 1000000 --eval-games 2000 --eval-opponents expert,greedy --checkpoint-every 1000000 \
-		--torch-threads 2 --seed 71
+	$(PY) train.py --run-name $(AGENT)-rl1 $(RL) \
+		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz
+	$(PY) train.py --run-name $(AGENT)-k8 $(K) --opponents search,greedy,greedy,blitz31 \
+		--imitate-behaviour ppo:path=runs/$(AGENT)-rl1/final_model.zip --imitate-continuation behaviour \
+		--imitate-knock-rollouts 4 --imitate-knock-objective lives --imitate-decisions 600000 --imitate-epochs 1 --seed 83
+	$(PY) train.py --run-name $(AGENT)-rl $(RL) \
+		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz,runs/$(AGENT)-k8/demonstrations.npz
 	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-rl/final_model.zip expert expert expert --games 2000 \
 		--workers 2 --seed 21 --out results/$(AGENT)-vs-experts
 
