@@ -175,8 +175,10 @@ fig, ax = plt.subplots(figsize=(9, 4))
 for k, (p, g) in enumerate(timing.groupby("player")):
     g = g[g["difference"].notna()]
     x = g["turn"] + (k - 2.5) * 0.07
-    ax.errorbar(x, g["difference"], yerr=[g["difference"] - g["low"].fillna(g["difference"]),
-                g["high"].fillna(g["difference"]) - g["difference"]], marker="o", capsize=3, linestyle="", label=p)
+    # a percentile interval can leave out its estimate: that side's bar then has length 0
+    below = (g["difference"] - g["low"].fillna(g["difference"])).clip(lower=0)
+    above = (g["high"].fillna(g["difference"]) - g["difference"]).clip(lower=0)
+    ax.errorbar(x, g["difference"], yerr=[below, above], marker="o", capsize=3, linestyle="", label=p)
 ax.axhline(0, color="black", linewidth=0.8)
 ax.set_xlabel("own turn")
 ax.set_ylabel("own knock threshold - break-even (hand value)")

@@ -175,6 +175,35 @@ def test_break_even_finds_a_known_crossing():
     assert coin["verdict"] == "no threshold"
 
 
+def test_switch_rate_interval_holds_its_rate_at_none_and_all():
+    """No switch (or all switches) among n decisions: the Wilson interval starts (ends)
+    exactly at the rate, never a rounding error past it (a negative error bar), for
+    every n; inside, it lies strictly around the rate."""
+    rows = []
+    for n in range(1, 60):
+        for k in (0, n, n // 2):
+            rows += [
+                {
+                    "game": n,
+                    "round": k,
+                    "seat": 0,
+                    "turn": t,
+                    "value": 20.0,
+                    "own": "switch" if t < k else "stay",
+                    "chosen": True,
+                    "gain": 0.01,
+                }
+                for t in range(n)
+            ]
+    df = pd.DataFrame(rows)
+    out = aggregate.switch_by_turn(df, ("game", "round"))
+    assert len(out) > 150
+    assert ((out["rate_low"] <= out["switch_rate"]) & (out["switch_rate"] <= out["rate_high"])).all()
+    assert ((out["rate_low"] >= 0) & (out["rate_high"] <= 1)).all()
+    assert ((out["switch_rate"] == 0) == (out["rate_low"] == 0)).all()
+    assert ((out["switch_rate"] == 1) == (out["rate_high"] == 1)).all()
+
+
 def test_the_discard_signal_and_stratified_differences():
     turns = pd.DataFrame(
         {

@@ -356,7 +356,9 @@ def _wilson(k: int, n: int) -> tuple[float, float, float]:
     p = k / n
     centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
     half = Z * np.sqrt(p * (1 - p) / n + Z**2 / (4 * n * n)) / (1 + Z**2 / n)
-    return p, centre - half, centre + half
+    # At p = 0 or 1 the exact bound is p itself; rounding can put it a hair past p (a
+    # negative error bar, a share below 0), so the interval is held to [0, 1] around p.
+    return p, max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))
 
 
 def discard_signal(turns: pd.DataFrame, by: Sequence[str] = ("player",)) -> pd.DataFrame:
