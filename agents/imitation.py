@@ -26,12 +26,15 @@ labels them, so the data covers the positions the learner reaches.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from thirtyone_env.envs.playouts import compiled, measure_many
 from thirtyone_env.game.actions import KNOCK
+from thirtyone_env.game.engine import clone_state
 from thirtyone_env.game.views import player_view
 from thirtyone_env.harness.driver import check_seated, encodings_of, player_move, reset_players
 from thirtyone_env.research.oracle import measure
@@ -139,13 +142,74 @@ class Demonstrations:
                 raise ValueError(f"{name}[{illegal[0]}]={ids[illegal[0]]} is not legal under its mask")
 
 
+#: Measured knocks whose play-outs run together: one batch of compiled games
+#: (:func:`~thirtyone_env.envs.playouts.measure_many`) per this many positions.
+KNOCK_BATCH = 512
+
+
+@dataclass(frozen=True)
+class _Knock:
+    """A decision whose knock is to be measured: the collection's ``row``, a copy of the
+    true position, the teacher's best other move, the players of each seat in the
+    play-outs and the play-outs' seed."""
+
+    row: int
+    state: Any
+    alternative: int
+    table: tuple[Any, ...]
+    seed: np.random.SeedSequence
+
+
+def _seated(env: Any, teacher: Any) -> tuple[Any, ...]:
+    """The players of a play-out from the agent's decision, by seat: the teacher in the
+    agent's seat, the env's opponents in theirs."""
+    me, n = env.seat, env.num_players
+    return tuple(teacher if p == me else env.opponents[(p - me) % n - 1] for p in range(n))
+
+
+def _move_of(env: Any, table: Sequence[Any]) -> Any:
+    """The engine's moves of a play-out with ``table``'s players."""
+    return player_move(table, encodings_of(table, env.obs_encoding), env.obs_layout, "rollout")
+
+
 def _table_move(env: Any, teacher: Any) -> Any:
-    """The moves of a play-out from the agent's decision: the teacher in the agent's
-    seat, the env's opponents in theirs."""
-    me = env.seat
-    n = env.num_players
-    players = [teacher if p == me else env.opponents[(p - me) % n - 1] for p in range(n)]
-    return player_move(players, encodings_of(players, env.obs_encoding), env.obs_layout, "rollout")
+    """The moves of a play-out from the agent's decision in the engine (:func:`_seated`)."""
+    return _move_of(env, _seated(env, teacher))
+
+
+def _pending_knock(env: Any, teacher: Any, row: int, alternative: int, rng: np.random.Generator) -> _Knock:
+    """The knock at ``env``'s current decision, ``teacher`` playing on in the agent's
+    seat (the seed drawn from ``rng`` now)."""
+    seed = np.random.SeedSequence(int(rng.integers(2**63)))
+    return _Knock(row, clone_state(env.state), int(alternative), _seated(env, teacher), seed)
+
+
+def _knock_gains(
+    env: Any, knocks: list[_Knock], rollouts: int, elimination_penalty: float, objective: str
+) -> np.ndarray:
+    """Each knock's gain: the mean over ``rollouts`` paired play-outs of the value of
+    KNOCK minus that of its alternative, on the compiled kernels where they play the
+    table (:func:`~thirtyone_env.envs.playouts.compiled`; the same values), else in
+    the engine one position at a time."""
+    if all(compiled(k.state, k.table) for k in knocks):
+        values = measure_many(
+            [k.state for k in knocks],
+            [(KNOCK, k.alternative) for k in knocks],
+            [k.table for k in knocks],
+            [k.seed for k in knocks],
+            rollouts,
+            elimination_penalty=elimination_penalty,
+            objective=objective,
+        )
+        return (values[:, 0] - values[:, 1]).mean(axis=1)
+    out = np.empty(len(knocks))
+    for j, k in enumerate(knocks):
+        values = measure(
+            k.state, (KNOCK, k.alternative), _move_of(env, k.table), k.seed, rollouts,
+            elimination_penalty=elimination_penalty, objective=objective,
+        )  # fmt: skip
+        out[j] = (values[0] - values[1]).mean()
+    return out
 
 
 def knock_gain(
@@ -165,19 +229,9 @@ def knock_gain(
     (on its true order every play-out of deterministic players would be one and the
     same). The value is minus the lives lost (``elimination_penalty`` more for going
     out), or with ``objective`` ``"win"`` the chance to win the game afterwards, in
-    lives at the start."""
-    seed = np.random.SeedSequence(int(rng.integers(2**63)))
-    move = _table_move(env, teacher)
-    values = measure(
-        env.state,
-        (KNOCK, alternative),
-        move,
-        seed,
-        rollouts,
-        elimination_penalty=elimination_penalty,
-        objective=objective,
-    )
-    return float((values[0] - values[1]).mean())
+    lives at the start. :func:`collect` measures its knocks this way, in batches."""
+    knock = _pending_knock(env, teacher, 0, alternative, rng)
+    return float(_knock_gains(env, [knock], rollouts, elimination_penalty, objective)[0])
 
 
 def _move(player: Any, base: Any, obs: np.ndarray, mask: np.ndarray) -> int:
@@ -226,6 +280,13 @@ def collect(
     rng = np.random.default_rng(seed)
     players = [teacher] if behaviour is None else [teacher, behaviour]
     check_seated(players, base.num_players, base.rules)
+    waiting: list[_Knock] = []  # measured knocks whose play-outs are still to run
+
+    def measure_waiting() -> None:
+        gains = _knock_gains(base, waiting, knock_rollouts, elimination_penalty, objective)
+        gain_buf[[k.row for k in waiting]] = gains
+        waiting.clear()
+
     n = 0
     obs, info = env.reset(seed=seed)
     while n < decisions:
@@ -245,9 +306,9 @@ def collect(
                         others[KNOCK] = 0
                         alternative = _move(teacher, base, obs, others)
                     alt_buf[n] = alternative
-                    gain_buf[n] = knock_gain(
-                        base, follower, alternative, knock_rollouts, rng, elimination_penalty, objective
-                    )
+                    waiting.append(_pending_knock(base, follower, n, alternative, rng))
+                    if len(waiting) >= KNOCK_BATCH:
+                        measure_waiting()
             if behaviour is not None:
                 action = _move(behaviour, base, obs, mask)
             obs, reward, terminated, truncated, info = env.step(action)
@@ -262,6 +323,8 @@ def collect(
             if start + k < decisions:
                 ret_buf[start + k] = g
         obs, info = env.reset()
+    if waiting:
+        measure_waiting()
     if not knock_rollouts:
         return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf)
     return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf, gain_buf, alt_buf)

@@ -93,6 +93,9 @@ def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
                 # play-outs on a shuffled stock since 2026-12-01: one measured on the
                 # stock's true order is not continued with them
                 **({"stock": "shuffled"} if config.imitate_knock_rollouts else {}),
+                # knocks measured in batches since 2026-12-02 (agents.imitation.KNOCK_BATCH):
+                # players that draw from a generator draw in another order than one by one
+                **({"measured": "batched"} if config.imitate_knock_rollouts else {}),
                 "gamma": config.gamma,
                 "seed": config.seed,
                 "decisions": config.imitate_decisions,

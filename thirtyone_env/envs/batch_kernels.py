@@ -560,6 +560,19 @@ def advance(
 
 
 @njit(cache=True)
+def advance_rows(
+    g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind, opp_knock2,
+    rew, pending, rows,
+):  # fmt: skip
+    """:func:`advance` for each game of ``rows`` (a position loaded into it)."""
+    for i in rows:
+        advance(
+            g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, R, rs, t, deck, opp_kind,
+            opp_knock2, rew, pending, i,
+        )  # fmt: skip
+
+
+@njit(cache=True)
 def draw_seats(g, rs, rows, seat, n):
     """The agent's seat in each new game ``rows`` (``seat`` -1: drawn from the game's
     generator, as ``ThirtyOneEnv.reset`` draws it, before anything else)."""

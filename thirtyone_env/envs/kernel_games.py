@@ -129,6 +129,10 @@ class KernelGames:
     Args:
         players: per game, its opponents in seat order after the agent (names of kernel
             players or player objects; see :func:`seat_players`).
+        agents: per game, a player object for the agent's seat too, asked as the
+            external seats are: the games then play to their end by themselves
+            (:meth:`play_to_end`, after :meth:`load_state` and :meth:`advance`; the
+            play-outs of measured knocks); ``None`` (the default): the caller steps it.
     """
 
     def __init__(
@@ -140,6 +144,7 @@ class KernelGames:
         seat: int | str,
         episode: str,
         reward: str,
+        agents: Sequence[Any] | None = None,
     ) -> None:
         N, n = num_envs, layout.num_players
         k = n - 1
@@ -174,6 +179,12 @@ class KernelGames:
                     self.delegating.setdefault(i, []).append((j, o, own))
                 else:
                     self._seat(i, j, o, own)
+        self.agent_id = np.full(N, -1, dtype=np.int64)
+        if agents is not None:
+            if len(agents) != N:
+                raise ValueError(f"agents: give one player per game ({N}), got {len(agents)}")
+            for i, o in enumerate(agents):
+                self.agent_id[i] = self._external(o, i, False, f"game {i}, the agent's seat")
         self.shared_resets = [
             o for u, o in enumerate(self.external) if self.owner[u] < 0 and hasattr(o, "reset")
         ]
@@ -273,9 +284,15 @@ class KernelGames:
             self.opp_knock2[i, j] *= 2
             self.ext_id[i, j] = -1
             return
+        self.opp_kind[i, j] = K.OPP_EXTERNAL
+        self.ext_id[i, j] = self._external(o, i, own, f"game {i}, seat {j + 1} after the agent")
+
+    def _external(self, o: Any, i: int, own: bool, where: str) -> int:
+        """The index of player object ``o`` among the external players (added when new),
+        seen in game ``i``."""
         u = self._index.get(id(o))
         if u is None:
-            _check_opponent(o, f"game {i}, seat {j + 1} after the agent")
+            _check_opponent(o, where)
             u = self._index[id(o)] = len(self.external)
             self.external.append(o)
             self.encodings.append(getattr(o, "obs_encoding", "flat"))
@@ -283,8 +300,7 @@ class KernelGames:
             self.owner.append(i if own else -1)
         elif self.owner[u] != i:
             self.owner[u] = -1  # seen in two games: shared
-        self.opp_kind[i, j] = K.OPP_EXTERNAL
-        self.ext_id[i, j] = u
+        return u
 
     def _seat_delegates(self, rows: list[int]) -> None:
         """Seat, in games ``rows``, the player each delegating seat stands for this game
@@ -427,15 +443,38 @@ class KernelGames:
             waiting = np.flatnonzero(g[:, K.G_STATUS] == K.EXTERNAL)
             if not waiting.size:
                 return
-            who = self.ext_id[waiting, (g[waiting, K.G_CUR] - g[waiting, K.G_SEAT]) % n - 1]
-            order = np.argsort(who, kind="stable")
-            rows, who = waiting[order], who[order]
-            K.seat_masks(g, self.seat_i, self.hands, self.R, rows, self.ext_masks)
-            actions = np.empty(len(rows), dtype=np.int64)
-            cuts = [0, *(np.flatnonzero(np.diff(who)) + 1).tolist(), len(rows)]
-            for start, stop in zip(cuts[:-1], cuts[1:], strict=True):
-                actions[start:stop] = self._ask(int(who[start]), rows[start:stop], start, stop)
-            K.play_external(*self.args, rows, actions)
+            self._answer(waiting, self.ext_id[waiting, (g[waiting, K.G_CUR] - g[waiting, K.G_SEAT]) % n - 1])
+
+    def _answer(self, waiting: np.ndarray, who: np.ndarray) -> None:
+        """Games ``waiting`` on external players ``who``: each player asked once for all
+        of its games, the answers played on."""
+        order = np.argsort(who, kind="stable")
+        rows, who = waiting[order], who[order]
+        K.seat_masks(self.g, self.seat_i, self.hands, self.R, rows, self.ext_masks)
+        actions = np.empty(len(rows), dtype=np.int64)
+        cuts = [0, *(np.flatnonzero(np.diff(who)) + 1).tolist(), len(rows)]
+        for start, stop in zip(cuts[:-1], cuts[1:], strict=True):
+            actions[start:stop] = self._ask(int(who[start]), rows[start:stop], start, stop)
+        K.play_external(*self.args, rows, actions)
+
+    def advance(self, rows: np.ndarray) -> None:
+        """Games ``rows`` (put there by :meth:`load_state`) played on by the kernel
+        seats to the next decision of the agent or an external seat (or their end)."""
+        K.advance_rows(*self.args, np.asarray(rows, dtype=np.int64))
+
+    def play_to_end(self) -> None:
+        """Every game played to its end (status over), the agent's seat too (the games
+        must have been built with ``agents``): the waiting games gathered by player and
+        each player asked once for all of them, turn after turn."""
+        if (self.agent_id < 0).any():
+            raise ValueError("play_to_end: every game needs a player in the agent's seat (agents=)")
+        g = self.g
+        while True:
+            self.play_external_seats()
+            waiting = np.flatnonzero(g[:, K.G_STATUS] == K.AGENT)
+            if not waiting.size:
+                return
+            self._answer(waiting, self.agent_id[waiting])
 
     def _ask(self, u: int, rows: np.ndarray, start: int, stop: int) -> np.ndarray:
         """Player ``u``'s actions in games ``rows`` (buffer rows ``start:stop``), checked."""

@@ -31,7 +31,7 @@ from thirtyone_env.game.engine import (
     start_round,
 )
 from thirtyone_env.game.views import player_view
-from thirtyone_env.harness.equity import standing_equity
+from thirtyone_env.harness.equity import equity_of
 
 #: What a played-out round is worth (:func:`round_value`): the change of standing, or
 #: the chance to win the game from the standing it leaves.
@@ -313,16 +313,36 @@ def round_value(s: GameState, seat: int, elimination_penalty: float, objective: 
     ``elimination_penalty`` more when the loss puts the seat out; with ``objective``
     ``"win"`` the chance to win the game from the standing it leaves, in lives at the
     start (:mod:`~thirtyone_env.harness.equity`)."""
-    if objective == "win":
-        return standing_equity(s, seat)
-    if objective != "lives":
+    if objective not in OBJECTIVES:
         raise ValueError(f"objective={objective!r} is not allowed; allowed values: {list(OBJECTIVES)}")
     result = s.result
-    if s.rules.scoring != "lives":
+    if objective == "lives" and s.rules.scoring != "lives":
         return float(result.gains[seat])
-    loss = result.losses[seat]
+    return settled_value(
+        s.rules, result.losses[seat], seat in result.eliminated, s.lives, s.active, s.winners, seat,
+        elimination_penalty, objective,
+    )  # fmt: skip
+
+
+def settled_value(
+    rules: Any,
+    loss: int,
+    eliminated: bool,
+    lives: Sequence[int],
+    active: Sequence[bool],
+    winners: Sequence[int],
+    seat: int,
+    elimination_penalty: float,
+    objective: str,
+) -> float:
+    """:func:`round_value` of a lives game's settled round from its numbers: ``seat``'s
+    ``loss`` this round (``eliminated``: it went out), and the standing it leaves
+    (``lives``, ``active``, the game's ``winners`` if it ended), as the engine and the
+    compiled play-outs (:mod:`thirtyone_env.envs.playouts`) both give them."""
+    if objective == "win":
+        return equity_of(rules, lives, active, winners, seat)
     utility = -float(loss)
-    if loss and seat in result.eliminated:
+    if loss and eliminated:
         utility -= elimination_penalty
     return utility
 

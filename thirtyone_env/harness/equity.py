@@ -97,10 +97,18 @@ def life_at_start(players: int, start: int) -> float:
 
 def standing_equity(s: GameState, seat: int) -> float:
     """``seat``'s equity, in lives at the start, after the settled round in ``s``."""
-    rules = s.rules
-    unit = life_at_start(s.num_players, losses_left_at_start(rules))
-    if s.winners:
-        return (1.0 / len(s.winners) if seat in s.winners else 0.0) / unit
+    return equity_of(s.rules, s.lives, s.active, s.winners, seat)
+
+
+def equity_of(
+    rules: Rules, lives: Sequence[int], active: Sequence[bool], winners: Sequence[int], seat: int
+) -> float:
+    """``seat``'s equity, in lives at the start, at a standing of ``lives`` and
+    ``active`` flags after a settled round (``winners``: the game's, when it ended)."""
+    n = len(lives)
+    unit = life_at_start(n, losses_left_at_start(rules))
+    if winners:
+        return (1.0 / len(winners) if seat in winners else 0.0) / unit
     bonus = 1 if rules.free_ride else 0
-    left = [s.lives[p] + bonus if s.active[p] else 0 for p in range(s.num_players)]
+    left = [lives[p] + bonus if active[p] else 0 for p in range(n)]
     return win_chance(left, seat) / unit
