@@ -66,7 +66,7 @@ gauntlet: $(STAMP)
 # decisions as the warm start, sharpened 3x, the KL anchor, and 4 million PPO steps in the
 # league), a DAgger round of that agent at tables drawn per seat from search, greedy and
 # Blitz31 (knocks valued by lives), and the RL phase again over all four rounds' decisions;
-# about 2 h 40 min on 2 cores. Runs go to runs/$(AGENT)-*; the agent is
+# 109 minutes on 2 cores (timed in one piece). Runs go to runs/$(AGENT)-*; the agent is
 # runs/$(AGENT)-rl/final_model.zip, then checked against three experts (2,000 games, a
 # seed no step used).
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)

@@ -7,7 +7,9 @@ Python engine: random legal agent and opponents, observation built every step), 
 ``batched_env_expert`` (the same against three ``ExpertPlayer``),
 ``harness`` (tournament rounds/s with greedy players, one worker), ``search_table`` /
 ``search_table_python`` (tournament rounds/s of ``search`` against three experts, its
-roll-outs on the compiled kernels / on the engine), ``train_single`` /
+roll-outs on the compiled kernels / on the engine), ``knock_playouts`` /
+``knock_playouts_python`` (measured knocks/s: 4 paired play-outs each, the expert's table,
+512 positions at once on the compiled kernels / one by one on the engine), ``train_single`` /
 ``train_batched`` (MaskablePPO steps/s on 8 single envs in a DummyVecEnv / on the
 batched env against three greedy opponents), ``train_batched_expert`` /
 ``train_batched_frozen`` (the batched run against three ``ExpertPlayer`` / three
@@ -152,6 +154,66 @@ def search_table(seconds: float, backend: str = "auto", **_: object) -> dict:
 
 def search_table_python(seconds: float, **_: object) -> dict:
     return search_table(seconds, backend="python")
+
+
+def _knock_positions(count: int) -> list:
+    """``count`` decisions where knocking is a choice, from 4-player games of the expert
+    against expert, greedy and Blitz31 (seed 0): (state, the expert's best other move,
+    the players by seat)."""
+    import agents
+    from thirtyone_env.envs.env import ThirtyOneEnv
+    from thirtyone_env.game.actions import KNOCK
+    from thirtyone_env.game.engine import clone_state
+    from thirtyone_env.game.views import player_view
+
+    env = ThirtyOneEnv(num_players=4, opponents=[agents.make(o) for o in ("expert", "greedy", "blitz31")])
+    me = agents.make("expert")
+    out = []
+    _, info = env.reset(seed=0)
+    while len(out) < count:
+        s, mask = env.state, info["action_mask"]
+        if mask[KNOCK] and mask.sum() > 1:
+            others = mask.copy()
+            others[KNOCK] = 0
+            table = tuple(me if p == env.seat else env.opponents[(p - env.seat) % 4 - 1] for p in range(4))
+            out.append((clone_state(s), me.act(player_view(s, env.seat), others), table))
+        _, _, terminated, truncated, info = env.step(me.act(player_view(s, env.seat), mask))
+        if terminated or truncated:
+            _, info = env.reset()
+    return out
+
+
+def knock_playouts(seconds: float, backend: str = "compiled", **_: object) -> dict:
+    """Measured knocks a second (4 paired play-outs of KNOCK and the expert's other move,
+    the expert playing on) of 512 positions: all at once on the compiled kernels
+    (``playouts.measure_many``, as the DAgger collector measures them) or one by one in
+    the engine (``oracle.measure``)."""
+    from thirtyone_env.envs.playouts import measure_many
+    from thirtyone_env.game.actions import KNOCK
+    from thirtyone_env.game.encoding import ObsLayout
+    from thirtyone_env.harness.driver import encodings_of, player_move
+    from thirtyone_env.research.oracle import measure
+
+    positions = _knock_positions(512)
+    layout = ObsLayout(4, positions[0][0].rules)
+
+    def chunk() -> int:
+        seeds = [np.random.SeedSequence(k) for k in range(len(positions))]
+        if backend == "compiled":
+            states, alts, tables = zip(*positions, strict=True)
+            measure_many(list(states), [(KNOCK, a) for a in alts], list(tables), seeds, 4)
+        else:
+            for (s, a, table), seed in zip(positions, seeds, strict=True):
+                move = player_move(table, encodings_of(table, "flat"), layout, "rollout")
+                measure(s, (KNOCK, a), move, seed, 4)
+        return len(positions)
+
+    rate, _ = _timed(seconds, chunk)
+    return {"rate": rate, "unit": "knocks/s"}
+
+
+def knock_playouts_python(seconds: float, **_: object) -> dict:
+    return knock_playouts(seconds, backend="engine")
 
 
 def _train(seconds: float, venv: object) -> dict:
@@ -305,6 +367,8 @@ CASES = {
         harness,
         search_table,
         search_table_python,
+        knock_playouts,
+        knock_playouts_python,
         train_single,
         train_batched,
         train_batched_expert,

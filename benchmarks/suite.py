@@ -36,6 +36,8 @@ OURS = (
     "harness",
     "search_table",
     "search_table_python",
+    "knock_playouts",
+    "knock_playouts_python",
     "train_single",
     "train_batched",
     "train_batched_expert",

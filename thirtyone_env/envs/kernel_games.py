@@ -184,6 +184,8 @@ class KernelGames:
             if len(agents) != N:
                 raise ValueError(f"agents: give one player per game ({N}), got {len(agents)}")
             for i, o in enumerate(agents):
+                if isinstance(o, str):
+                    raise ValueError(f"agents: game {i}'s agent seat takes a player object, not {o!r}")
                 self.agent_id[i] = self._external(o, i, False, f"game {i}, the agent's seat")
         self.shared_resets = [
             o for u, o in enumerate(self.external) if self.owner[u] < 0 and hasattr(o, "reset")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.envs import batch_kernels as K
-from thirtyone_env.envs.kernel_games import KernelGames, opponent_kind
+from thirtyone_env.envs.kernel_games import KernelGames
 from thirtyone_env.envs.kernel_rules import batchable
 from thirtyone_env.game.actions import action_name
 from thirtyone_env.game.encoding import ObsLayout
@@ -31,14 +31,14 @@ from thirtyone_env.harness.driver import OBJECTIVES, round_value, settled_value
 
 def compiled(state: GameState, table: Sequence[Any]) -> bool:
     """Whether :func:`measure_many` plays out ``state`` with the players ``table`` (one
-    per seat): a lives game the kernels play, and every player either a kernel player
-    or an object with ``act``."""
+    per seat, objects with ``act``, as the engine's play-outs take them): a lives game
+    the kernels play."""
     rules = state.rules
     return (
         rules.scoring == "lives"
         and batchable(rules)
         and len(table) == state.num_players
-        and all(opponent_kind(p) is not None or callable(getattr(p, "act", None)) for p in table)
+        and all(callable(getattr(p, "act", None)) for p in table)
     )
 
 
