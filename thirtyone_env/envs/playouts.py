@@ -23,10 +23,9 @@ import numpy as np
 from thirtyone_env.envs import batch_kernels as K
 from thirtyone_env.envs.kernel_games import KernelGames
 from thirtyone_env.envs.kernel_rules import batchable
-from thirtyone_env.game.actions import action_name
 from thirtyone_env.game.encoding import ObsLayout
-from thirtyone_env.game.engine import ROUND_OVER, GameState, IllegalActionError, apply_action, clone_state
-from thirtyone_env.harness.driver import OBJECTIVES, round_value, settled_value
+from thirtyone_env.game.engine import ROUND_OVER, GameState
+from thirtyone_env.harness.driver import OBJECTIVES, round_value, settled_value, start_playout
 
 
 def compiled(state: GameState, table: Sequence[Any]) -> bool:
@@ -84,13 +83,7 @@ def measure_many(
             entropy = child.generate_state(4)
             for i, action in enumerate(actions[k]):
                 rng = np.random.default_rng(entropy)
-                c = clone_state(s)
-                if shuffle_stock and len(c.stock) > 1:
-                    c.stock = [c.stock[j] for j in rng.permutation(len(c.stock)).tolist()]
-                try:
-                    apply_action(c, int(action), rng)
-                except IllegalActionError as e:
-                    raise ValueError(f"the oracle cannot play {action_name(int(action))} here: {e}") from None
+                c = start_playout(s, action, rng, shuffle_stock)
                 if c.phase >= ROUND_OVER:  # settled by the action itself
                     out[k, i, r] = round_value(c, seat, elimination_penalty, objective)
                 else:

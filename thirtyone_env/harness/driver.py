@@ -347,6 +347,22 @@ def settled_value(
     return utility
 
 
+def start_playout(
+    state: GameState, action: int, rng: np.random.Generator, shuffle_stock: bool = True
+) -> GameState:
+    """A copy of ``state`` with ``action`` played, the first move of a play-out: the
+    copy's stock shuffled with ``rng`` first (nobody at the table knows its order)
+    unless ``shuffle_stock`` is false. An illegal action is a ``ValueError`` naming it."""
+    s = clone_state(state)
+    if shuffle_stock and len(s.stock) > 1:
+        s.stock = [s.stock[k] for k in rng.permutation(len(s.stock)).tolist()]
+    try:
+        apply_action(s, int(action), rng)
+    except IllegalActionError as e:
+        raise ValueError(f"the oracle cannot play {action_name(int(action))} here: {e}") from None
+    return s
+
+
 def rollout_value(
     start: GameState,
     action: int,

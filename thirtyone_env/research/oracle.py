@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.game.actions import action_name
-from thirtyone_env.game.engine import ROUND_OVER, GameState, IllegalActionError, apply_action, clone_state
-from thirtyone_env.harness.driver import Move, round_value
+from thirtyone_env.game.engine import ROUND_OVER, GameState
+from thirtyone_env.harness.driver import Move, round_value, start_playout
 
 
 def measure(
@@ -58,13 +57,7 @@ def measure(
             rng = np.random.default_rng(entropy)
             if on_rollout is not None:
                 on_rollout(rng)
-            s = clone_state(state)
-            if shuffle_stock and len(s.stock) > 1:
-                s.stock = [s.stock[k] for k in rng.permutation(len(s.stock)).tolist()]
-            try:
-                apply_action(s, int(action), rng)
-            except IllegalActionError as e:
-                raise ValueError(f"the oracle cannot play {action_name(int(action))} here: {e}") from None
+            s = start_playout(state, action, rng, shuffle_stock)
             while s.phase < ROUND_OVER:
                 move(s, rng)
             out[i, r] = round_value(s, seat, elimination_penalty, objective)
