@@ -70,6 +70,8 @@ gauntlet: $(STAMP)
 # runs/$(AGENT)-rl/final_model.zip, then checked against three experts (2,000 games, a
 # seed no step used).
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)
+# the k8 round's tables: one player drawn per seat per game from these
+K8_OPPONENTS ?= search,greedy,greedy,blitz31
 K := --imitate expert --opponents expert,greedy --total-timesteps 4096 --n-envs 2 --n-steps 1024 \
 	--batch-size 1024 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --eval-every 100000 \
 	--eval-games 400 --eval-opponents expert,greedy --checkpoint-every 100000
@@ -96,7 +98,7 @@ agent-4p: $(STAMP)
 		--imitate-decisions 600000 --imitate-epochs 8 --seed 11 --torch-threads 2
 	$(PY) train.py --run-name $(AGENT)-rl1 $(RL) \
 		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz
-	$(PY) train.py --run-name $(AGENT)-k8 $(K) --opponents search,greedy,greedy,blitz31 \
+	$(PY) train.py --run-name $(AGENT)-k8 $(K) --opponents $(K8_OPPONENTS) \
 		--imitate-behaviour ppo:path=runs/$(AGENT)-rl1/final_model.zip --imitate-continuation behaviour \
 		--imitate-knock-rollouts 4 --imitate-knock-objective lives --imitate-decisions 600000 --imitate-epochs 1 --seed 83
 	$(PY) train.py --run-name $(AGENT)-rl $(RL) \
