@@ -189,6 +189,25 @@ def run_gauntlet(
     return rows
 
 
+def play_pair(
+    spec_a: str,
+    spec_b: str,
+    opponents: Sequence[str],
+    games: int,
+    rules: str | Rules,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> list[tuple[TournamentConfig, list[GameOutcome]]]:
+    """Player ``spec_a``'s tournament, then ``spec_b``'s, each in seat 0 against
+    ``opponents`` on the same seeded deals: ``[(config, games)]`` for A, then B."""
+    played = []
+    for spec in (spec_a, spec_b):
+        config = TournamentConfig((spec, *opponents), games, rules, seed, workers)
+        played.append((config, _play(config, progress)))
+    return played
+
+
 def compare(
     spec_a: str,
     spec_b: str,
@@ -202,13 +221,44 @@ def compare(
     """Player ``spec_a`` minus player ``spec_b``, each in seat 0 against ``opponents``
     on the same seeded deals (an ablation: a run against its warm start): the row of
     :func:`table_row`, its ``candidate_*`` fields A's and its ``expert_*`` fields B's."""
-    table = GauntletTable("compare", tuple(opponents))
     start = time.perf_counter()
-    side = []
-    for spec in (spec_a, spec_b):
-        config = TournamentConfig((spec, *opponents), games, rules, seed, workers)
-        side.append(_side(config, _play(config, progress)))
-    return table_row(table, config, side[0], side[1], time.perf_counter() - start)
+    played = play_pair(spec_a, spec_b, opponents, games, rules, seed, workers, progress)
+    return pair_row(played, time.perf_counter() - start)
+
+
+def pair_row(played: list[tuple[TournamentConfig, list[GameOutcome]]], elapsed: float) -> dict[str, Any]:
+    """:func:`table_row` of a :func:`play_pair`: A as the candidate, B as the expert."""
+    (config, games_a), (config_b, games_b) = played
+    table = GauntletTable("compare", tuple(config.players[1:]))
+    return table_row(table, config, _side(config, games_a), _side(config_b, games_b), elapsed)
+
+
+def by_players_in(played: list[tuple[TournamentConfig, list[GameOutcome]]]) -> list[dict[str, Any]]:
+    """Where the lives of a :func:`play_pair` go: player 0's lives lost a round split by
+    how many players each round was dealt to (every seat down to the heads-up end of a
+    game), one row per count, most first. Each row: ``players_in``, each side's share of
+    its rounds and lives lost a round there (``a_*``, ``b_*``), and the paired
+    difference A minus B with its 95% interval (by deal set, as :func:`table_row`)."""
+    totals = [lives_by_deal(c, g)[1][:, 0].sum() for c, g in played]
+    rows = []
+    for k in range(played[0][0].num_players, 1, -1):
+        (lost_a, rounds_a), (lost_b, rounds_b) = (lives_by_deal(c, g, players_in=k) for c, g in played)
+        a = (lost_a[:, 0], rounds_a[:, 0])
+        b = (lost_b[:, 0], rounds_b[:, 0])
+        diff, low, high = ratio_difference_ci(*a, *b)
+        rows.append(
+            {
+                "players_in": k,
+                "a_share": float(a[1].sum() / totals[0]),
+                "b_share": float(b[1].sum() / totals[1]),
+                "a_lives": _ratio(*a),
+                "b_lives": _ratio(*b),
+                "lives_diff": diff,
+                "lives_low": low,
+                "lives_high": high,
+            }
+        )
+    return rows
 
 
 def _play(

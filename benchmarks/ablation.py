@@ -7,6 +7,10 @@ Both play seat 0 of a duplicate-deal tournament (seats rotated) against the same
 opponents with the same seed, so every deal is met by both: the paired difference in
 wins and in lives lost a round with 95% intervals (``agents.gauntlet.compare``). This is
 how a training recipe shows what its RL phase adds over its warm start.
+
+``--by-players-in`` also splits the lives lost a round by how many players each round
+was dealt to (four, three, then the heads-up end of a game), each with its paired
+difference: where one player loses the lives the other keeps.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 import agents
-from agents.gauntlet import compare
+from agents.gauntlet import by_players_in, pair_row, play_pair
 from thirtyone_env.game.rules import Rules
 
 
@@ -29,7 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="standard", help="a rules preset")
     parser.add_argument("--seed", type=int, default=1, help="the deals' seed")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
-    parser.add_argument("--json", action="store_true", help="print the row as JSON")
+    parser.add_argument(
+        "--by-players-in", action="store_true", help="also split lives a round by the players dealt in"
+    )
+    parser.add_argument("--json", action="store_true", help="print the row (and the split) as JSON")
     args = parser.parse_args(argv)
     try:
         rules = Rules.preset(args.rules)
@@ -44,12 +52,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(e))
     from tqdm import tqdm
 
+    start = time.perf_counter()
     with tqdm(total=2 * args.games, unit="game", desc="ablation", file=sys.stderr) as bar:
-        row = compare(
+        played = play_pair(
             args.a, args.b, args.opponents, args.games, args.rules, args.seed, args.workers, bar.update
         )
+    row = pair_row(played, time.perf_counter() - start)
+    split = by_players_in(played) if args.by_players_in else None
     if args.json:
-        print(json.dumps(row, indent=1))
+        print(json.dumps(row if split is None else {**row, "by_players_in": split}, indent=1))
         return 0
     print(f"{args.a} minus {args.b}, seat 0 against {', '.join(args.opponents)}: {row['games']} games each")
     print(
@@ -60,6 +71,15 @@ def main(argv: list[str] | None = None) -> int:
         f"lives lost a round: {row['candidate_lives']:.4f} vs {row['expert_lives']:.4f}, "
         f"difference {row['lives_diff']:+.4f} [{row['lives_low']:+.4f}, {row['lives_high']:+.4f}]"
     )
+    if split is not None:
+        print("\n| players in | share of rounds (a / b) | lives lost a round (a / b) | difference [95% CI] |")
+        print("|---:|---:|---:|---:|")
+        for r in split:
+            print(
+                f"| {r['players_in']} | {r['a_share']:.3f} / {r['b_share']:.3f} "
+                f"| {r['a_lives']:.4f} / {r['b_lives']:.4f} "
+                f"| {r['lives_diff']:+.4f} [{r['lives_low']:+.4f}, {r['lives_high']:+.4f}] |"
+            )
     return 0
 
 

@@ -25,6 +25,7 @@ from agents.gauntlet import (
     run_gauntlet,
 )
 from agents.populations import HELD_OUT_RANGES, draw_members
+from thirtyone_env.harness import evaluation
 from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament, summarize
 from thirtyone_env.harness.files import FolderLock
 
@@ -202,3 +203,39 @@ def test_the_ablation_benchmark_prints_the_paired_difference_and_refuses_bad_inp
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert bad.returncode == 2 and "nobody" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_lives_split_by_players_in_adds_up_to_the_whole_and_counts_each_round_once():
+    played = gauntlet.play_pair("greedy", "expert", ["greedy", "blitz31", "greedy"], 24, "standard", 6)
+    whole = gauntlet.pair_row(played, 0.0)
+    split = gauntlet.by_players_in(played)
+    assert [r["players_in"] for r in split] == [4, 3, 2]
+    for side, lives in (("a", whole["candidate_lives"]), ("b", whole["expert_lives"])):
+        assert sum(r[f"{side}_share"] for r in split) == pytest.approx(1.0)
+        mixed = [r[f"{side}_share"] * r[f"{side}_lives"] for r in split if r[f"{side}_share"] > 0]
+        assert sum(mixed) == pytest.approx(lives)  # the shares weight the parts back into the whole
+    config, games = played[0]
+    # each round of a game is dealt to as many players as it has rows, never more than are seated
+    for g in games[:5]:
+        rounds = {row[3] for row in g.rows}
+        in_round = [sum(row[3] == k for row in g.rows) for k in sorted(rounds)]
+        assert all(2 <= n <= 4 for n in in_round) and in_round == sorted(in_round, reverse=True)
+    # a round split this way is the whole when every round is counted
+    lost, rounds = evaluation.lives_by_deal(config, games)
+    parts = [evaluation.lives_by_deal(config, games, players_in=k) for k in (4, 3, 2)]
+    assert np.array_equal(sum(p[0] for p in parts), lost) and np.array_equal(sum(p[1] for p in parts), rounds)
+    same = gauntlet.by_players_in(gauntlet.play_pair("expert", "expert", ["greedy"] * 3, 8, "standard", 2))
+    assert all(r["lives_diff"] == 0 or np.isnan(r["lives_diff"]) for r in same)
+
+
+def test_the_ablation_benchmark_splits_lives_by_players_in_as_json():
+    script = ROOT / "benchmarks" / "ablation.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "greedy", "expert", "--opponents", "greedy", "greedy", "--games", "6",
+         "--by-players-in", "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [r["players_in"] for r in out["by_players_in"]] == [3, 2]
+    assert out["games"] == 6

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -532,14 +533,20 @@ def paired_difference(
     return mean_ci(diff / np.maximum(count, 1))
 
 
-def lives_by_deal(config: TournamentConfig, games: list[GameOutcome]) -> tuple[np.ndarray, np.ndarray]:
-    """Lives lost and rounds played, per deal set and player: ``(deals, players)`` each."""
+def lives_by_deal(
+    config: TournamentConfig, games: list[GameOutcome], players_in: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lives lost and rounds played, per deal set and player: ``(deals, players)`` each;
+    with ``players_in``, only the rounds dealt to that many players (2: the heads-up
+    end of a game)."""
     lost = np.zeros((config.deal_sets, config.num_players))
     rounds = np.zeros_like(lost)
     for g in games:
+        dealt = Counter(row[3] for row in g.rows)  # a round has one row per player dealt in
         for row in g.rows:
-            rounds[row[1], row[4]] += 1
-            lost[row[1], row[4]] += row[7]
+            if players_in is None or dealt[row[3]] == players_in:
+                rounds[row[1], row[4]] += 1
+                lost[row[1], row[4]] += row[7]
     return lost, rounds
 
 
