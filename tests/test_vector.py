@@ -24,6 +24,8 @@ def _single_envs(n_games, num_players, rules, opponents, seed, **kw):
         ("blitz31", 4, ("greedy", "random", "greedy"), {"episode": "round"}),
         ("dutch", 6, ("greedy",) * 5, {"reward": "win"}),
         ("cut_throat", 2, ("random",), {}),
+        ("standard", 4, ("greedy", "random", "greedy"), {"endgame": 0.5}),  # drawn heads-up ends
+        ("standard", 3, ("random", "greedy"), {"endgame": 1.0, "episode": "round"}),
     ],
 )
 def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
@@ -131,13 +133,19 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env():
 
 
 @pytest.mark.parametrize(
-    ("rules", "n", "opponent"), [("standard", 4, GreedyPolicy), ("pagat", 3, RandomPolicy)]
+    ("rules", "n", "opponent", "kw"),
+    [
+        ("standard", 4, GreedyPolicy, {}),
+        ("pagat", 3, RandomPolicy, {}),
+        ("standard", 4, RandomPolicy, {"endgame": 0.4}),
+    ],
 )
-def test_compiled_single_env_plays_the_python_env_game(rules, n, opponent):
+def test_compiled_single_env_plays_the_python_env_game(rules, n, opponent, kw):
     """``ThirtyOneEnv(backend="compiled")``: the same observations, masks, rewards,
-    episode ends and info as the Python engine for the same seed and actions."""
-    py = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)])
-    fast = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)], backend="compiled")
+    episode ends and info as the Python engine for the same seed and actions (drawn
+    endgames too)."""
+    py = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)], **kw)
+    fast = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)], backend="compiled", **kw)
     (oa, ia), (ob, ib) = py.reset(seed=5), fast.reset(seed=5)
     rng = np.random.default_rng(0)
     episodes = 0

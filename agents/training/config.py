@@ -90,6 +90,18 @@ class TrainConfig:
         "stays the warm start's (its first updates then follow advantages of a value "
         "function that knows the game)",
     )
+    endgame: float = option(
+        0.0,
+        "share of training games that start at the heads-up end of a game: the learner and one "
+        "opponent in, lives drawn from 1..the rules' lives each (ThirtyOneEnv(endgame=...)); the part "
+        "of a game met least and decided by one life; evaluations play whole games",
+    )
+    init_from: str = option(
+        "",
+        "a model zip (a run's model, or one of agents/models) whose policy and value networks start "
+        "PPO instead of fresh ones, read without unpickling (same table, rules and net_arch); with "
+        "--kl-coef the anchor is its policy; '' = fresh networks",
+    )
     gauntlet_every: int = option(0, "steps between learning-curve gauntlets (0: never)")
     gauntlet_games: int = option(100, "games per table of the learning-curve gauntlet")
     imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
@@ -211,8 +223,16 @@ class TrainConfig:
             )
         if self.kl_coef < 0 or self.kl_half_life < 0 or self.league_population < 0 or self.pfsp_power < 0:
             raise ValueError("kl_coef, kl_half_life, league_population and pfsp_power must be 0 or more")
-        if self.kl_coef > 0 and not (self.imitate and self.ent_coef > 0):
-            raise ValueError("--kl-coef anchors PPO to the warm start: it needs --imitate and ent_coef > 0")
+        if self.kl_coef > 0 and not ((self.imitate or self.init_from) and self.ent_coef > 0):
+            raise ValueError(
+                "--kl-coef anchors PPO to the warm start: it needs --imitate or --init-from, and ent_coef > 0"
+            )
+        if self.init_from and self.imitate:
+            raise ValueError("init_from and imitate are two warm starts: give one of them")
+        if not 0.0 <= self.endgame <= 1.0:
+            raise ValueError(f"endgame={self.endgame!r} must be a share in [0, 1]")
+        if self.endgame and Rules.preset(self.rules).scoring != "lives":
+            raise ValueError(f"endgame starts are for lives games; the {self.rules} rules do not score lives")
         if not 0.0 <= self.league_population_share <= 1.0:
             raise ValueError(
                 f"league_population_share={self.league_population_share!r} must be a share in [0, 1]"

@@ -45,6 +45,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
             episode=config.episode,
             reward=config.reward,
             obs_encoding=config.obs_encoding,
+            endgame=config.endgame,
         )
         return ActionMasker(Monitor(env), lambda e: e.unwrapped.action_masks())
 
@@ -108,6 +109,7 @@ def make_vec(config: TrainConfig) -> Any:
                 seat="random" if config.seat == "random" else int(config.seat),
                 episode=config.episode,
                 reward=config.reward,
+                endgame=config.endgame,
             )
         )
         vec.seed(config.seeds.envs)

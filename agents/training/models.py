@@ -68,6 +68,51 @@ def build_model(config: TrainConfig, env: Any) -> Any:
     )
 
 
+def read_initial_weights(config: TrainConfig) -> dict[str, Any]:
+    """The tensors of ``--init-from``'s model, read weights-only, after checking that
+    its description (where it has one) names the run's table, rules and network:
+    ``ValueError`` naming what differs, before the run folder is made."""
+    from agents.ppo import read_model_zip, table_of
+
+    path = Path(config.init_from)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"init_from: cannot read {path}: {e.strerror or e}") from None
+    try:
+        saved = read_model_zip(raw)
+    except ValueError as e:
+        raise ValueError(f"init_from {path}: {e}") from None
+    about = saved.description if isinstance(saved.description, dict) else {}
+    wanted = {
+        "table": table_of(config.players, Rules.resolve(config.rules)),
+        "hidden": config.hidden_sizes,
+        "activation": {"tanh": "Tanh", "relu": "ReLU"}[config.activation],
+    }
+    for key, value in wanted.items():
+        if key in about and about[key] != value:
+            raise ValueError(
+                f"init_from {path}: the model's {key} is {about[key]!r}, this run's {value!r} "
+                "(give the run the model's table, rules and net_arch)"
+            )
+    return saved.tensors["policy.pth"]
+
+
+def load_initial_weights(model: Any, state: dict[str, Any], path: str) -> None:
+    """Start ``model``'s policy and value networks from ``state`` (see
+    :func:`read_initial_weights`): every entry of the run's networks must be there with
+    the same shape (``ValueError`` naming the first that is not)."""
+    own = model.policy.state_dict()
+    for key, tensor in own.items():
+        if key not in state:
+            raise ValueError(f"init_from {path}: the model has no {key} (a network of another kind)")
+        if tuple(state[key].shape) != tuple(tensor.shape):
+            raise ValueError(
+                f"init_from {path}: {key} is {tuple(state[key].shape)}, this run's is {tuple(tensor.shape)}"
+            )
+    model.policy.load_state_dict({key: state[key] for key in own}, strict=True)
+
+
 def save_model(model: Any, path: Path, config: TrainConfig | None = None) -> None:
     """An SB3 zip with the actor described in plain JSON (``thirtyone.json``), so a
     player reads it without unpickling anything (:mod:`agents.ppo`); with ``config``,

@@ -15,7 +15,14 @@ import agents
 from agents.training.collection import load_demonstrations
 from agents.training.config import TrainConfig
 from agents.training.envs import make_vec
-from agents.training.models import build_model, check_device, load_checkpoint, save_model
+from agents.training.models import (
+    build_model,
+    check_device,
+    load_checkpoint,
+    load_initial_weights,
+    read_initial_weights,
+    save_model,
+)
 from agents.training.run_folder import (
     checkpoint_steps,
     last_checkpoint,
@@ -71,7 +78,8 @@ def check_can_go_on(config: TrainConfig, steps: int) -> None:
 
 def preflight(config: TrainConfig, resume: bool) -> Any:
     """Every check that needs no run folder, before one is created or changed: the
-    place, the device and the demonstrations to fit (loaded here, once: returned)."""
+    place, the device, and the warm start's demonstrations to fit or model to start
+    from (loaded here, once: returned)."""
     check_writable_dir(config.runs_dir, "runs_dir")
     check_writable_dir(config.run_dir, "run folder")
     if not resume:
@@ -81,6 +89,8 @@ def preflight(config: TrainConfig, resume: bool) -> Any:
     from_start = not resume or last_checkpoint(config.run_dir) is None
     if config.imitate and config.imitate_from and from_start:
         return load_demonstrations(config.imitate_from, config)
+    if config.init_from and from_start:
+        return read_initial_weights(config)
     return None
 
 
@@ -99,11 +109,11 @@ def train(
     import torch
 
     torch.set_num_threads(config.torch_threads)
-    demos = preflight(config, resume)
+    warm = preflight(config, resume)
     created = not config.run_dir.exists()
     with FolderLock(config.run_dir, "run folder"):
         try:
-            return run_locked(config, resume, progress, demos, report)
+            return run_locked(config, resume, progress, warm, report)
         except BaseException:
             if created:
                 remove_failed_start(config.run_dir)
@@ -114,7 +124,7 @@ def run_locked(
     config: TrainConfig,
     resume: bool,
     progress: bool,
-    demos: Any,
+    warm: Any,
     report: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> dict[str, Any]:
     """:func:`train` once the run folder is locked: a resume without a checkpoint
@@ -140,7 +150,9 @@ def run_locked(
         check_can_go_on(config, start)
         set_aside_after(run_dir, start if ckpt else -1)
         if config.imitate and ckpt is None:
-            warm_start(model, config, progress, demos)
+            warm_start(model, config, progress, warm)
+        if config.init_from and ckpt is None:
+            load_initial_weights(model, warm, config.init_from)
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))

@@ -9,7 +9,7 @@ EPISODES = ("game", "round")
 REWARDS = ("lives", "win")  #: index = the reward kind of :mod:`thirtyone_env.game.rewards`
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 BACKENDS = ("python", "compiled")
-RESET_OPTIONS = ("deck", "dealer")
+RESET_OPTIONS = ("deck", "dealer", "lives")
 
 
 def choice(name: str, value: Any, allowed: tuple) -> Any:

@@ -133,6 +133,8 @@ class KernelGames:
             external seats are: the games then play to their end by themselves
             (:meth:`play_to_end`, after :meth:`load_state` and :meth:`advance`; the
             play-outs of measured knocks); ``None`` (the default): the caller steps it.
+        endgame: the share of new games that start at a drawn heads-up endgame, as
+            ``ThirtyOneEnv(endgame=...)`` draws them.
     """
 
     def __init__(
@@ -145,6 +147,7 @@ class KernelGames:
         episode: str,
         reward: str,
         agents: Sequence[Any] | None = None,
+        endgame: float = 0.0,
     ) -> None:
         N, n = num_envs, layout.num_players
         k = n - 1
@@ -216,7 +219,7 @@ class KernelGames:
         self.pending = np.zeros(N, dtype=np.float64)
         self.values = value_array(rules)
         self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
-        self.R = kernel_rules.pack(rules, episode, reward)
+        self.R = kernel_rules.pack(rules, episode, reward, endgame)
         self.offsets = np.array([layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
         self.scale = float(layout.value_scale)
         self.illegal = np.zeros(N, dtype=np.bool_)
@@ -570,7 +573,16 @@ class CompiledGame:
     same seat, deals, opponents and observations as the Python engine, without the
     per-step Python of the engine and the encoder (no autoreset: the env resets)."""
 
-    def __init__(self, num_players: int, rules: Rules, opponents: list, seat: Any, episode: str, reward: str):
+    def __init__(
+        self,
+        num_players: int,
+        rules: Rules,
+        opponents: list,
+        seat: Any,
+        episode: str,
+        reward: str,
+        endgame: float = 0.0,
+    ):
         kinds = kernel_opponents(opponents, num_players - 1)
         if kinds is None or not kernel_rules.batchable(rules):
             why = (
@@ -583,7 +595,14 @@ class CompiledGame:
             )
         layout = ObsLayout(num_players, rules)
         self.games = games = KernelGames(
-            1, layout, rules, seat_players(opponents, num_players - 1, 1), seat, episode, reward
+            1,
+            layout,
+            rules,
+            seat_players(opponents, num_players - 1, 1),
+            seat,
+            episode,
+            reward,
+            endgame=endgame,
         )
         self.obs = np.zeros((1, layout.size), dtype=np.float32)
         self._actions = np.zeros(1, dtype=np.int64)

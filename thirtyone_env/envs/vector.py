@@ -53,6 +53,7 @@ from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import IllegalActionError
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.starts import check_endgame_share
 from thirtyone_env.harness.driver import check_seated
 
 
@@ -68,7 +69,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
     Args:
         num_envs: games played at once.
-        num_players, rules, seat, episode, reward: as for ``ThirtyOneEnv``.
+        num_players, rules, seat, episode, reward, endgame: as for ``ThirtyOneEnv``.
         opponents: ``"greedy"`` / ``"random"`` or a player for every other seat, or a
             list of ``num_players - 1`` of them, shared by every game (a player with
             ``act_batch`` answers all its waiting games at once); or a callable that
@@ -91,6 +92,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         seat: int | str = "random",
         episode: str = "game",
         reward: str = "lives",
+        endgame: float = 0.0,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} must be a positive int")
@@ -103,6 +105,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.seat_option = seat
         self.episode = _choice("episode", episode, EPISODES)
         self.reward_kind = _choice("reward", reward, REWARDS)
+        self.endgame = check_endgame_share(endgame)
         self.layout = ObsLayout(n, self.rules)
         self.single_observation_space = flat_space(self.layout)
         self.single_action_space = spaces.Discrete(num_actions(self.rules))
@@ -114,13 +117,22 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         check_seated((p for row in players for p in row), n, self.rules)
         if not batchable(self.rules):
             self._fallback = [
-                ThirtyOneEnv(n, self.rules, self._fallback_opponents(row), seat, episode, reward)
+                ThirtyOneEnv(
+                    n, self.rules, self._fallback_opponents(row), seat, episode, reward, endgame=endgame
+                )
                 for row in players
             ]
             self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=np.int8)
         else:
             self.games = KernelGames(
-                num_envs, self.layout, self.rules, players, seat, self.episode, self.reward_kind
+                num_envs,
+                self.layout,
+                self.rules,
+                players,
+                seat,
+                self.episode,
+                self.reward_kind,
+                endgame=self.endgame,
             )
             self._masks = self.games.masks
         self._obs = np.zeros((num_envs, self.layout.size), dtype=np.float32)

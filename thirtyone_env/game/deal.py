@@ -24,6 +24,7 @@ from thirtyone_env.game.cards import CARD_VALUES, DECKS, NUM_CARDS, PAIR_STRIDE,
 from thirtyone_env.game.events import Event
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.settle import _settle_blitz
+from thirtyone_env.game.starts import check_standing
 from thirtyone_env.game.state import (
     CARRY,
     CHOOSE,
@@ -175,19 +176,27 @@ def new_game(
     *,
     dealer: int | None = None,
     deck: Sequence | None = None,
+    lives: Sequence | None = None,
 ) -> GameState:
-    """A new game with everyone at full lives, first round dealt.
+    """A new game, first round dealt: everyone at full lives, or at the standing
+    ``lives`` (per seat its lives, ``None`` for a seat out; see
+    :func:`~thirtyone_env.game.starts.check_standing`).
 
-    ``dealer`` defaults to a seat drawn from ``rng``; ``deck`` stacks the first deal
-    (cards top first, the rest shuffled beneath).
+    ``dealer`` defaults to a seat in the game drawn from ``rng``; ``deck`` stacks the
+    first deal (cards top first, the rest shuffled beneath).
     """
     rules = Rules.resolve(rules)
     n = rules.check_num_players(num_players)
     s = GameState()
     s.rules = rules
     s.num_players = n
-    s.lives = [rules.lives] * n
-    s.active = [True] * n
+    if lives is None:
+        s.lives = [rules.lives] * n
+        s.active = [True] * n
+    else:
+        standing = check_standing(rules, n, lives)
+        s.lives = [0 if x is None else x for x in standing]
+        s.active = [x is not None for x in standing]
     s.round_no = 0
     s.winners = ()
     s.result = None
@@ -204,7 +213,8 @@ def new_game(
     s._carry_events = []
     _bind_rules(s, rules)
     if dealer is None:
-        dealer = int(rng.integers(n))
+        seats_in = [p for p in range(n) if s.active[p]]
+        dealer = seats_in[int(rng.integers(len(seats_in)))]
     s.dealer = 0
     s.current = -1
     s.phase = ROUND_OVER

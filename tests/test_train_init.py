@@ -1,0 +1,63 @@
+"""train.py's other warm start and start distribution: ``--init-from`` (PPO from a saved
+model's networks, read without unpickling, anchored to it with ``--kl-coef``) and
+``--endgame`` (a share of training games dealt at their heads-up end)."""
+
+import numpy as np
+import pytest
+from train_helpers import TINY, run_train
+
+from agents.ppo import load_policy, policy_from_zip
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    """A tiny run whose final model the runs below start from."""
+    runs = tmp_path_factory.mktemp("runs")
+    done = run_train("--run-name", "src", "--runs-dir", str(runs), *TINY, "--total-timesteps", "256")
+    assert done.returncode == 0, done.stderr
+    return runs / "src" / "final_model.zip"
+
+
+def test_a_run_starts_from_the_models_networks_and_is_anchored_to_them(source, tmp_path):
+    done = run_train(
+        "--run-name", "init", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
+        "--kl-coef", "0.1", "--endgame", "0.5",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    anchor = load_policy(tmp_path / "init" / "anchor_policy.npz")  # the policy PPO started from
+    start = policy_from_zip(source.read_bytes())
+    obs = np.random.default_rng(0).random((64, start.layers[0][0].shape[0]), dtype=np.float32)
+    assert np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-5)
+    config = (tmp_path / "init" / "config.json").read_text()
+    assert '"endgame": 0.5' in config and str(source) in config
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--net-arch", "64,64"], "the model's hidden is [32, 32], this run's [64, 64]"),
+        (["--players", "2"], "the model's table is"),
+        (["--imitate", "greedy"], "two warm starts"),
+    ],
+)
+def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(source, tmp_path, extra, message):
+    args = ["--run-name", "bad", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source), *extra]
+    done = run_train(*args)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "bad").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--init-from", "no/such/model.zip"], "init_from: cannot read no/such/model.zip"),
+        (["--endgame", "1.5"], "endgame=1.5 must be a share in [0, 1]"),
+        (["--endgame", "0.5", "--rules", "no_elimination"], "endgame starts are for lives games"),
+        (["--kl-coef", "0.1"], "it needs --imitate or --init-from"),
+    ],
+)
+def test_bad_warm_start_and_endgame_options_exit_2(tmp_path, extra, message):
+    done = run_train("--run-name", "bad", "--runs-dir", str(tmp_path), *TINY, *extra)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert not (tmp_path / "bad").exists()
