@@ -67,6 +67,20 @@ def test_players_leave_as_they_are_eliminated_and_lives_add_up():
     assert env.agents == []
 
 
+def test_a_game_started_at_a_standing_has_only_the_seats_in_as_agents():
+    env = multiagent.env(num_players=4)
+    env.reset(seed=3, options={"lives": [None, 2, None, 1]})
+    assert env.agents == ["player_1", "player_3"]
+    rng = np.random.default_rng(0)
+    seen = set()
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        seen.add(agent)
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen == {"player_1", "player_3"}
+    assert env.unwrapped.state_.winners in ((1,), (3,))
+
+
 def test_non_acting_agents_see_no_other_hand_and_have_empty_masks():
     raw = multiagent.raw_env(num_players=4)
     raw.reset(seed=3)

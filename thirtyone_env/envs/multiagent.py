@@ -119,22 +119,24 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self.state_ is None:
             self.np_random = np.random.default_rng(seed)
-        # "deck" and "dealer" as in the single-agent env; other keys are ignored, as
+        # "deck", "dealer" and "lives" as in the single-agent env (the agents of seats
+        # out of the game are not in ``agents``); other keys are ignored, as
         # PettingZoo's api_test requires of every environment.
         options = dict(options or {})
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
         self.state_ = new_game(
             self.rules,
             self.num_players,
             self.np_random,
             dealer=options.get("dealer"),
             deck=options.get("deck"),
+            lives=options.get("lives"),
         )
+        self.agents = [a for a in self.possible_agents if self.state_.active[self.agent_name_mapping[a]]]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
         # Every seat is played from outside: the table only settles and deals rounds.
         self._table = Table(
             self.state_,
