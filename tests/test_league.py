@@ -74,9 +74,9 @@ def test_a_league_run_writes_its_ratings_and_scores(tmp_path):
 def test_league_and_anchor_options_are_checked(tmp_path):
     with pytest.raises(ValueError, match="--league plays on the batched env"):
         TrainConfig(runs_dir=str(tmp_path), league=True, rules="switch")
-    with pytest.raises(ValueError, match="needs --imitate and ent_coef > 0"):
+    with pytest.raises(ValueError, match="needs --imitate or --init-from, and ent_coef > 0"):
         TrainConfig(runs_dir=str(tmp_path), kl_coef=0.1)
-    with pytest.raises(ValueError, match="needs --imitate and ent_coef > 0"):
+    with pytest.raises(ValueError, match="needs --imitate or --init-from, and ent_coef > 0"):
         TrainConfig(runs_dir=str(tmp_path), kl_coef=0.1, imitate="expert", ent_coef=0.0)
 
 

@@ -81,7 +81,7 @@ class TrainConfig:
     kl_coef: float = option(
         0.0,
         "weight of the KL divergence from the warm-start policy in PPO's loss (keeps long RL from "
-        "drifting away from the imitation; 0: none; needs --imitate and ent_coef > 0)",
+        "drifting away from the warm start; 0: none; needs --imitate or --init-from, and ent_coef > 0)",
     )
     kl_half_life: int = option(0, "steps over which --kl-coef halves (0: constant)")
     vf_warmup: int = option(
