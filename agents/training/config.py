@@ -81,7 +81,7 @@ class TrainConfig:
     kl_coef: float = option(
         0.0,
         "weight of the KL divergence from the warm-start policy in PPO's loss (keeps long RL from "
-        "drifting away from the warm start; 0: none; needs --imitate or --init-from, and ent_coef > 0)",
+        "drifting away from the warm start; 0: none; needs a warm start, imitate or init_from, and ent_coef > 0)",
     )
     kl_half_life: int = option(0, "steps over which --kl-coef halves (0: constant)")
     vf_warmup: int = option(
@@ -92,7 +92,7 @@ class TrainConfig:
     )
     endgame: float = option(
         0.0,
-        "share of training games that start at the heads-up end of a game: the learner and one "
+        "share of training games that start at the end of a game, two players left: the learner and one "
         "opponent in, lives drawn from 1..the rules' lives each (ThirtyOneEnv(endgame=...)); the part "
         "of a game met least and decided by one life; evaluations play whole games",
     )
