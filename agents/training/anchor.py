@@ -5,7 +5,8 @@ with a value function that has not learned the game yet, undo what imitation tau
 :class:`AnchoredPolicy` adds ``kl_coef * KL(pi || pi_anchor)`` to PPO's loss, where
 ``pi_anchor`` is the frozen warm-start policy (masked like the learner), so RL departs
 from the imitation only where its advantage pays for it; the callback lets the weight
-decay (``--kl-half-life``).
+decay (``--kl-half-life``), and ``--kl-heads-up`` weights it apart at the heads-up end of
+a game (two players left), the play a warm start may know least.
 
 MaskablePPO's loss adds ``ent_coef * (-mean(entropy))`` for the entropy its policy
 reports, so the penalty rides on that term: :meth:`AnchoredPolicy.evaluate_actions`
@@ -70,11 +71,21 @@ class AnchoredPolicy(MaskableActorCriticPolicy):
         # kept outside nn.Module's registry: not trained, not in the saved state dict
         object.__setattr__(self, "_anchor", None)
         self.entropy_scale = 0.0  #: kl_coef / ent_coef, set by the run's callback
+        self.heads_up_scale = 1.0  #: the KL's weight where two players are left (``--kl-heads-up``)
+        self.active = slice(0, 0)  #: the flat observation's ``active`` part (who is still in)
         self.last_kl = float("nan")  #: mean KL of the last minibatch, for the logs
 
-    def set_anchor(self, anchor: NumpyPolicy) -> None:
-        """Anchor to this (frozen) policy."""
+    def set_anchor(
+        self, anchor: NumpyPolicy, active: slice | None = None, heads_up_scale: float = 1.0
+    ) -> None:
+        """Anchor to this (frozen) policy; with ``active`` (the flat observation's
+        ``active`` part) the KL is weighted by ``heads_up_scale`` at positions where two
+        players are left and by 1 elsewhere."""
         object.__setattr__(self, "_anchor", torch_actor(anchor).to(self.device))
+        if heads_up_scale != 1.0 and active is None:
+            raise ValueError("a heads-up weight for the anchor needs the observation's active part")
+        self.active = active if active is not None else slice(0, 0)
+        self.heads_up_scale = float(heads_up_scale)
 
     @property
     def anchored(self) -> bool:
@@ -107,4 +118,7 @@ class AnchoredPolicy(MaskableActorCriticPolicy):
         p = logp.exp()
         kl = (p * (logp - ref)).sum(dim=-1)
         self.last_kl = float(kl.mean().detach())
+        if self.heads_up_scale != 1.0:
+            players_in = obs.float().reshape(len(obs), -1)[:, self.active].sum(dim=-1)
+            kl = kl * th.where(players_in.round() == 2, self.heads_up_scale, 1.0)
         return values, log_prob, entropy - self.entropy_scale * kl

@@ -84,6 +84,11 @@ class TrainConfig:
         "drifting away from the warm start; 0: none; needs a warm start, imitate or init_from, and ent_coef > 0)",
     )
     kl_half_life: int = option(0, "steps over which --kl-coef halves (0: constant)")
+    kl_heads_up: float = option(
+        1.0,
+        "the KL weight at positions with two players left, as a multiple of --kl-coef (below 1: "
+        "heads-up play may move further from the warm start than the rest; flat encoding)",
+    )
     vf_warmup: int = option(
         0,
         "steps at the start of PPO in which only the value function learns and the policy "
@@ -226,6 +231,13 @@ class TrainConfig:
         if self.kl_coef > 0 and not ((self.imitate or self.init_from) and self.ent_coef > 0):
             raise ValueError(
                 "--kl-coef anchors PPO to the warm start: it needs --imitate or --init-from, and ent_coef > 0"
+            )
+        if not (math.isfinite(self.kl_heads_up) and self.kl_heads_up >= 0):
+            raise ValueError(f"kl_heads_up={self.kl_heads_up!r} must be a finite weight, 0 or more")
+        if self.kl_heads_up != 1.0 and not (self.kl_coef > 0 and self.obs_encoding == "flat"):
+            raise ValueError(
+                "--kl-heads-up weights the anchor's KL where two players are left: it needs --kl-coef > 0 "
+                "and the flat encoding"
             )
         if self.init_from and self.imitate:
             raise ValueError("init_from and imitate are two warm starts: give one of them")

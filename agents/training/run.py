@@ -33,6 +33,7 @@ from agents.training.run_folder import (
     write_new_run,
 )
 from agents.training.warm_start import warm_start
+from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import FolderLock, check_writable_dir
 
@@ -64,7 +65,8 @@ def anchor_to_warm_start(model: Any, config: TrainConfig, fresh: bool) -> None:
         raise ValueError(f"{path} is missing: a run with --kl-coef resumes with the anchor it saved")
     else:
         anchor = load_policy(path)
-    model.policy.set_anchor(anchor)
+    active = ObsLayout(config.players, Rules.preset(config.rules)).slices["active"]
+    model.policy.set_anchor(anchor, active, config.kl_heads_up)
 
 
 def check_can_go_on(config: TrainConfig, steps: int) -> None:
