@@ -80,22 +80,26 @@ def test_league_and_anchor_options_are_checked(tmp_path):
         TrainConfig(runs_dir=str(tmp_path), kl_coef=0.1, imitate="expert", ent_coef=0.0)
 
 
-def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
+def anchored_batch():
+    """A small anchored PPO policy on a 4-seat greedy table and one batch of 8 first
+    positions: (policy, observations, masks, legal actions)."""
     from sb3_contrib import MaskablePPO
 
+    from agents.training.anchor import AnchoredPolicy
     from thirtyone_env.envs.vector import sb3_vec_env
 
     env = sb3_vec_env(8, 4, "standard", opponents="greedy")
-    from agents.training.anchor import AnchoredPolicy
-
     model = MaskablePPO(
         AnchoredPolicy, env, n_steps=16, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0
     )
-    policy = model.policy
     env.seed(0)
     obs = th.as_tensor(env.reset())
     masks = th.as_tensor(env.action_masks())
-    actions = th.as_tensor(masks.float().argmax(dim=1))
+    return model.policy, obs, masks, th.as_tensor(masks.float().argmax(dim=1))
+
+
+def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
+    policy, obs, masks, actions = anchored_batch()
     policy.set_anchor(NumpyPolicy.from_sb3(policy))
     policy.entropy_scale = 2.0
     _, _, same = policy.evaluate_actions(obs, actions, masks)
@@ -113,23 +117,11 @@ def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
 
 
 def test_the_heads_up_weight_scales_the_anchor_only_where_two_players_are_left(tmp_path):
-    from sb3_contrib import MaskablePPO
-
-    from agents.training.anchor import AnchoredPolicy
-    from thirtyone_env.envs.vector import sb3_vec_env
     from thirtyone_env.game.encoding import ObsLayout
 
-    env = sb3_vec_env(8, 4, "standard", opponents="greedy")
-    model = MaskablePPO(
-        AnchoredPolicy, env, n_steps=16, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0
-    )
-    policy = model.policy
-    env.seed(0)
-    obs = th.as_tensor(env.reset())
+    policy, obs, masks, actions = anchored_batch()
     active = ObsLayout(4).slices["active"]
     obs[:4, active] = th.tensor([1.0, 0.0, 1.0, 0.0])  # rows 0-3 heads-up, rows 4-7 four in
-    masks = th.as_tensor(env.action_masks())
-    actions = th.as_tensor(masks.float().argmax(dim=1))
     anchor = NumpyPolicy.from_sb3(policy)
     with th.no_grad():
         for p in policy.action_net.parameters():
