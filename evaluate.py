@@ -515,7 +515,8 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
     import json
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from thirtyone_env.harness.progress import RateBar
 
     console = Console()
     command = (
@@ -526,17 +527,8 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
     console.print(f"[bold]{command}[/bold]")
     total = gl.planned_games(args.seats, args.games, args.tables)
     start = time.perf_counter()
-    progress = Progress(
-        TextColumn("games"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=args.no_progress,
-    )
     try:
-        with progress:
-            task = progress.add_task("games", total=total)
+        with RateBar("games", "games", total, console, args.no_progress) as advance:
             rows = gl.run_gauntlet(
                 args.gauntlet,
                 args.seats,
@@ -545,7 +537,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
                 args.seed,
                 max(1, args.workers),
                 args.tables,
-                progress=lambda k: progress.advance(task, k),
+                progress=advance,
                 backend=backend_of(args),
             )
     except KeyboardInterrupt:

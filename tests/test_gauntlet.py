@@ -6,6 +6,7 @@ results folder and its refusals before any game."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -110,13 +111,17 @@ def test_the_summary_table_and_the_plot(expert_rows, tmp_path):
 def test_the_command_writes_a_results_folder_and_never_replaces_it(tmp_path):
     out = tmp_path / "g"
     args = ["--gauntlet", "greedy", "--seats", "3", "--games", "3", "--tables", "expert", "mixed_held_out"]
-    r = subprocess.run(
-        [sys.executable, str(ROOT / "evaluate.py"), *args, "--no-progress", "--out", str(out)],
+    r = subprocess.run(  # stdout and stderr are pipes, not terminals: progress comes as plain lines
+        [sys.executable, str(ROOT / "evaluate.py"), *args, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert r.returncode == 0, r.stderr
+    total = planned_games(3, 3, ["expert", "mixed_held_out"])
+    last = r.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(rf"games {total}/{total} [\d,.]+ games/s elapsed 0:\d\d:\d\d ETA 0:00:00", last)
+    assert "games/s" not in r.stdout  # stdout keeps only the results
     files = {p.name for p in out.iterdir()} - {FolderLock.NAME}
     assert files == {"gauntlet.md", "gauntlet.png", "results.json"}
     results = json.loads((out / "results.json").read_text())
