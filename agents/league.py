@@ -100,6 +100,7 @@ class League:
         self.results: dict[str, list[float]] = {}
         self.ratings: dict[str, Any] = {}
         self._model: Any = None
+        self.seated: tuple[int, Any] | None = None  #: (players, rules) its seats were told
 
     # -- the pool ---------------------------------------------------------------------
 
@@ -122,7 +123,10 @@ class League:
     def _snapshot(self, path: Path) -> tuple[str, SnapshotPlayer]:
         label = path.name
         if label not in self.snapshots:
-            self.snapshots[label] = SnapshotPlayer(load_policy(path), label, self.deterministic)
+            player = SnapshotPlayer(load_policy(path), label, self.deterministic)
+            if self.seated is not None:  # it reads what the learner reads (with or without the history)
+                player.check_table(*self.seated)
+            self.snapshots[label] = player
         return label, self.snapshots[label]
 
     # -- drawing ----------------------------------------------------------------------
@@ -241,6 +245,7 @@ class LeagueSeat:
         """Tell the league's built-in members the table (the zoo's ``ppo`` picks its
         model there; a model for another table is refused)."""
         check_seated([player for _, player in self.league.heuristics], num_players, rules)
+        self.league.seated = (num_players, rules)
 
     def delegate(self) -> Any:
         """The player deciding for this seat until the next ``reset``."""

@@ -534,6 +534,12 @@ class PolicyPlayer:
     def reset(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
+    def check_table(self, num_players: int, rules: Any) -> None:
+        """Refuse (``ValueError`` naming both) a table whose observations or actions
+        the network does not take; a network that takes the observation with the
+        ``opponent_history`` part asks for it (``obs_encoding = "flat+history"``)."""
+        self.obs_encoding = observation_kind(self.policy, num_players, rules, self.name)
+
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
         return masked_action(self.policy, observation, action_mask, self.deterministic, self.rng, self.name)
 
@@ -627,16 +633,7 @@ class PPOPlayer(PolicyPlayer):
     def _check_model(self, num_players: int, rules: Any) -> None:
         """Raise unless the model takes this table's observations and actions and, where
         it says which table it was trained for, was trained for this one."""
-        from thirtyone_env.game.actions import num_actions
-        from thirtyone_env.game.encoding import ObsLayout
-
-        size = ObsLayout(num_players, rules).size
-        if size != self.policy.input_size or num_actions(rules) != self.policy.num_actions:
-            raise ValueError(
-                f"model {self.path} was trained for another table: it takes {self.policy.input_size} "
-                f"observation values and {self.policy.num_actions} actions, {num_players} players with these "
-                f"rules give {size} and {num_actions(rules)}"
-            )
+        self.obs_encoding = observation_kind(self.policy, num_players, rules, f"model {self.path}")
         trained = trained_table(self.path)
         if trained is not None and trained != (num_players, rules):
             players, trained_rules = trained
@@ -644,6 +641,27 @@ class PPOPlayer(PolicyPlayer):
                 f"model {self.path} was trained for {players} players with {rules_name(trained_rules)}; "
                 f"this table has {num_players} players with {rules_name(rules)}"
             )
+
+
+def observation_kind(policy: NumpyPolicy, num_players: int, rules: Any, name: str) -> str:
+    """``"flat"`` or ``"flat+history"``: the observation ``policy`` takes at this table
+    (without or with the ``opponent_history`` part); ``ValueError`` naming ``name``,
+    the sizes and the actions where it takes neither."""
+    from thirtyone_env.game.actions import num_actions
+    from thirtyone_env.game.encoding import ObsLayout
+    from thirtyone_env.game.rules import Rules
+
+    layout = ObsLayout(num_players, Rules.resolve(rules))
+    sizes = {layout.size: "flat", layout.with_history().size: "flat+history"}
+    actions = num_actions(layout.rules)
+    if policy.input_size not in sizes or actions != policy.num_actions:
+        raise ValueError(
+            f"{name} was trained for another table: it takes {policy.input_size} "
+            f"observation values and {policy.num_actions} actions, {num_players} players with these "
+            f"rules give {layout.size} ({layout.with_history().size} with the opponent history) "
+            f"and {actions}"
+        )
+    return sizes[policy.input_size]
 
 
 #: A deterministic decision whose best legal logit leads the next by at most this

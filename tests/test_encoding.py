@@ -35,11 +35,13 @@ TABLE_HANDS = {"widow": 1, "switch": 2, "bus": 1}
 PART_ROW = re.compile(r"^\| ``(\w+)``\s*\|\s*([^|]*?)\s*\|", re.M)
 
 
-def documented_shapes(n: int, rules: Rules) -> dict[str, tuple[int, ...]]:
+def documented_shapes(n: int, rules: Rules, history: bool = False) -> dict[str, tuple[int, ...]]:
     """The parts and shapes that the encoding module's doc tables give for ``n`` players
     under ``rules``, in their order: the first table always, the second's ``score`` and
-    ``pot`` with points or chips, its other parts with a table variant."""
+    ``pot`` with points or chips, its other parts with a table variant, the third's
+    with ``history`` (the opt-in opponent history)."""
     stock_doc, variant_doc = encoding.__doc__.split("The variants add parts", 1)
+    variant_doc, history_doc = variant_doc.split("opponent_history=True", 1)
     t = TABLE_HANDS.get(rules.table, 0)
 
     def dims(text: str) -> tuple[int, ...]:
@@ -58,6 +60,8 @@ def documented_shapes(n: int, rules: Rules) -> dict[str, tuple[int, ...]]:
     for name, shape in PART_ROW.findall(variant_doc):
         if (rules.scoring != "lives") if name in ("score", "pot") else (rules.table != "stock"):
             shapes[name] = dims(shape)
+    if history:
+        shapes.update({name: dims(shape) for name, shape in PART_ROW.findall(history_doc)})
     return shapes
 
 
@@ -70,12 +74,17 @@ def cards_in(row: np.ndarray) -> set[int]:
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_named_parts_tile_the_vector_once_with_the_documented_shapes(preset):
+@pytest.mark.parametrize("history", [False, True])
+def test_named_parts_tile_the_vector_once_with_the_documented_shapes(preset, history):
     rules = Rules.preset(preset)
     for n in range(2, rules.max_players + 1):
-        layout = ObsLayout(n, rules)
-        assert layout.shapes == documented_shapes(n, rules)
-        assert list(layout.shapes) == list(documented_shapes(n, rules))  # in the documented order
+        layout = ObsLayout(n, rules, opponent_history=history)
+        assert layout.shapes == documented_shapes(n, rules, history)
+        assert list(layout.shapes) == list(documented_shapes(n, rules, history))  # in the documented order
+        if history:  # the layout without the history is its head, part for part
+            head = ObsLayout(n, rules)
+            assert {k: layout.slices[k] for k in head.slices} == head.slices
+            assert list(layout.shapes)[-1] == "opponent_history"
         covered = np.zeros(layout.size, dtype=int)
         end = 0
         for name, sl in layout.slices.items():

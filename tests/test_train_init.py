@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from train_helpers import TINY, run_train
 
-from agents.ppo import load_policy, policy_from_zip
+from agents.ppo import PPOPlayer, load_policy, policy_from_zip
+from thirtyone_env.game.encoding import HISTORY_FEATURES
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +31,30 @@ def test_a_run_starts_from_the_models_networks_and_is_anchored_to_them(source, t
     assert np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-5)
     config = (tmp_path / "init" / "config.json").read_text()
     assert '"endgame": 0.5' in config and str(source) in config
+
+
+def test_a_run_with_the_opponent_history_starts_from_a_model_without_it(source, tmp_path):
+    """The model's input layers take the new inputs with zero weights: the run starts
+    (and its anchor stays) where the model played, whatever the history says; the run's
+    models then ask the table for the observation with the history."""
+    done = run_train(
+        "--run-name", "hist", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
+        "--kl-coef", "0.1", "--opponent-history",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    start = policy_from_zip(source.read_bytes())
+    width = start.input_size
+    anchor = load_policy(tmp_path / "hist" / "anchor_policy.npz")
+    assert anchor.input_size == width + 3 * HISTORY_FEATURES  # four players: three opponents
+    obs = np.random.default_rng(0).random((64, anchor.input_size), dtype=np.float32)
+    assert np.allclose(anchor.logits(obs), start.logits(obs[:, :width]), atol=1e-5)
+    assert '"opponent_history": true' in (tmp_path / "hist" / "config.json").read_text()
+    player = PPOPlayer(str(tmp_path / "hist" / "final_model.zip"))
+    player.check_table(4, "standard")
+    assert player.obs_encoding == "flat+history"
+    player = PPOPlayer(str(source))
+    player.check_table(4, "standard")
+    assert player.obs_encoding == "flat"
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,8 @@ def _single_envs(n_games, num_players, rules, opponents, seed, **kw):
         ("cut_throat", 2, ("random",), {}),
         ("standard", 4, ("greedy", "random", "greedy"), {"endgame": 0.5}),  # drawn heads-up ends
         ("standard", 3, ("random", "greedy"), {"endgame": 1.0, "episode": "round"}),
+        ("standard", 4, ("greedy", "random", "greedy"), {"opponent_history": True}),
+        ("pagat", 3, ("random", "greedy"), {"opponent_history": True, "endgame": 0.3}),
     ],
 )
 def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
@@ -138,6 +140,7 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env():
         ("standard", 4, GreedyPolicy, {}),
         ("pagat", 3, RandomPolicy, {}),
         ("standard", 4, RandomPolicy, {"endgame": 0.4}),
+        ("standard", 3, GreedyPolicy, {"opponent_history": True}),
     ],
 )
 def test_compiled_single_env_plays_the_python_env_game(rules, n, opponent, kw):

@@ -58,6 +58,12 @@ class TrainConfig:
     episode: str = option("game", "'game' or 'round'")
     reward: str = option("lives", "'lives' or 'win'")
     obs_encoding: str = option("flat", "'flat' (MlpPolicy) or 'dict' (MultiInputPolicy)")
+    opponent_history: bool = option(
+        False,
+        "add the opponent_history part to the observation: per opponent, what the table showed "
+        "of its play over the game's settled rounds (knocks, its turn at them, hands shown, "
+        "pickups); the model then plays only with it (ThirtyOneEnv(opponent_history=True))",
+    )
     opponents: str = option("expert", "comma-separated player specs, one drawn per seat per episode")
     self_play: float = option(0.0, "share of opponent seats taken by frozen snapshots of the learner")
     snapshot_every: int = option(100_000, "steps between self-play snapshots")

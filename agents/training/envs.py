@@ -46,6 +46,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
             reward=config.reward,
             obs_encoding=config.obs_encoding,
             endgame=config.endgame,
+            opponent_history=config.opponent_history,
         )
         return ActionMasker(Monitor(env), lambda e: e.unwrapped.action_masks())
 
@@ -110,6 +111,7 @@ def make_vec(config: TrainConfig) -> Any:
                 episode=config.episode,
                 reward=config.reward,
                 endgame=config.endgame,
+                opponent_history=config.opponent_history,
             )
         )
         vec.seed(config.seeds.envs)
@@ -127,5 +129,7 @@ def observation_shape(config: TrainConfig) -> tuple[int, int]:
     """The width of the run's flat observation and its number of actions."""
     from thirtyone_env.envs.env import ThirtyOneEnv
 
-    env = ThirtyOneEnv(num_players=config.players, rules=config.rules)
+    env = ThirtyOneEnv(
+        num_players=config.players, rules=config.rules, opponent_history=config.opponent_history
+    )
     return int(env.observation_space.shape[0]), int(env.action_space.n)

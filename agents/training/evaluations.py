@@ -100,7 +100,12 @@ def evaluate_batched(path: Path, config: TrainConfig, spec: str, games: int, see
     for first in range(0, games, EVAL_BATCH):
         size = min(EVAL_BATCH, games - first)
         vec = ThirtyOneVectorEnv(
-            size, config.players, rules, [opponent] * (config.players - 1), seat="random"
+            size,
+            config.players,
+            rules,
+            [opponent] * (config.players - 1),
+            seat="random",
+            opponent_history=config.opponent_history,
         )
         obs, info = vec.reset(seed=seed + first)
         open_ = np.ones(size, dtype=bool)

@@ -98,19 +98,45 @@ def read_initial_weights(config: TrainConfig) -> dict[str, Any]:
     return saved.tensors["policy.pth"]
 
 
-def load_initial_weights(model: Any, state: dict[str, Any], path: str) -> None:
+def load_initial_weights(model: Any, state: dict[str, Any], path: str, widen_from: int = 0) -> None:
     """Start ``model``'s policy and value networks from ``state`` (see
     :func:`read_initial_weights`): every entry of the run's networks must be there with
-    the same shape (``ValueError`` naming the first that is not)."""
+    the same shape (``ValueError`` naming the first that is not). ``widen_from``: the
+    observation width of a model trained without the ``opponent_history`` part, which
+    this run adds last: its input layers then take the new inputs with zero weights,
+    so the run starts playing exactly as the model did."""
+    import torch
+
     own = model.policy.state_dict()
+    loaded = {}
     for key, tensor in own.items():
         if key not in state:
             raise ValueError(f"init_from {path}: the model has no {key} (a network of another kind)")
-        if tuple(state[key].shape) != tuple(tensor.shape):
+        given = state[key]
+        if (
+            widen_from
+            and given.ndim == 2
+            and tensor.ndim == 2
+            and given.shape[0] == tensor.shape[0]
+            and given.shape[1] == widen_from < tensor.shape[1]
+        ):
+            given = torch.cat([given, given.new_zeros(given.shape[0], tensor.shape[1] - widen_from)], dim=1)
+        if tuple(given.shape) != tuple(tensor.shape):
             raise ValueError(
                 f"init_from {path}: {key} is {tuple(state[key].shape)}, this run's is {tuple(tensor.shape)}"
             )
-    model.policy.load_state_dict({key: state[key] for key in own}, strict=True)
+        loaded[key] = given
+    model.policy.load_state_dict(loaded, strict=True)
+
+
+def init_width(config: TrainConfig) -> int:
+    """The observation width an ``--init-from`` model may have without the run's
+    ``opponent_history`` part (0: the run has none, the widths must agree)."""
+    if not config.opponent_history:
+        return 0
+    from thirtyone_env.game.encoding import ObsLayout
+
+    return ObsLayout(config.players, Rules.resolve(config.rules)).size
 
 
 def save_model(model: Any, path: Path, config: TrainConfig | None = None) -> None:

@@ -18,6 +18,7 @@ from agents.training.envs import make_vec
 from agents.training.models import (
     build_model,
     check_device,
+    init_width,
     load_checkpoint,
     load_initial_weights,
     read_initial_weights,
@@ -154,7 +155,7 @@ def run_locked(
         if config.imitate and ckpt is None:
             warm_start(model, config, progress, warm)
         if config.init_from and ckpt is None:
-            load_initial_weights(model, warm, config.init_from)
+            load_initial_weights(model, warm, config.init_from, init_width(config))
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))

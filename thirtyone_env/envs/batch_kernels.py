@@ -56,10 +56,22 @@ from thirtyone_env.envs.kernel_rules import (
 )
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTIONS, STAND, TAKE_DISCARD
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
-from thirtyone_env.game.encoding import TURN_SCALE
+from thirtyone_env.game.encoding import TURN_SCALE, history_features
 from thirtyone_env.game.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
 from thirtyone_env.game.rewards import LIVES, WIN, settled_reward
 from thirtyone_env.game.starts import ENDGAME_SCALE
+from thirtyone_env.game.state import (
+    NUM_TALLY,
+    T_DRAWS,
+    T_KNOCK_TURNS,
+    T_KNOCK_VALUE2,
+    T_KNOCKS,
+    T_KNOCKS_SHOWN,
+    T_PICKUPS,
+    T_ROUNDS,
+    T_SHOWDOWNS,
+    T_SHOWN_VALUE2,
+)
 
 # per game scalars
 G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
@@ -67,9 +79,12 @@ G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME, G_RESET = range(8
 NUM_G = 16
 # per seat
 S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS, S_ROUNDS, S_LOST = range(9)
-NUM_S = 9
+S_TALLY = 9  #: the seat's public tally (``GameState.tally``) in columns S_TALLY + T_*
+NUM_S = S_TALLY + NUM_TALLY
 #: The envs' reward of a settled round (``rewards.settled_reward``), compiled.
 reward_of = njit(cache=True, inline="always")(settled_reward)
+#: A seat's ``opponent_history`` row (``encoding.history_features``), compiled.
+history_row = njit(cache=True, inline="always")(history_features)
 
 # statuses: what a game waits for (EXTERNAL: a seat the kernels do not play, ``G_CUR``)
 AGENT, EXTERNAL, OVER = 0, 1, 3
@@ -103,10 +118,32 @@ def clear_charges(seat_i, i, n):
         seat_i[i, p, S_CHARGE] = 0
 
 
+@njit(cache=True, inline="always")
+def tally_round(g, seat_i, hands, i, n, t, shown):
+    """Count the settled round into the seats' tallies (``settle._tally_round``):
+    ``shown``, the hands were shown (a showdown)."""
+    k = g[i, G_KNOCKER]
+    for p in range(n):
+        if seat_i[i, p, S_HLEN] > 0:
+            seat_i[i, p, S_TALLY + T_ROUNDS] += 1
+            if shown:
+                v2 = int(2 * hand_value(t, hands, i, p))
+                seat_i[i, p, S_TALLY + T_SHOWDOWNS] += 1
+                seat_i[i, p, S_TALLY + T_SHOWN_VALUE2] += v2
+                if p == k:
+                    seat_i[i, p, S_TALLY + T_KNOCKS_SHOWN] += 1
+                    seat_i[i, p, S_TALLY + T_KNOCK_VALUE2] += v2
+    if k >= 0:
+        seat_i[i, k, S_TALLY + T_KNOCKS] += 1
+        seat_i[i, k, S_TALLY + T_KNOCK_TURNS] += seat_i[i, k, S_TURNS]
+
+
 @njit(cache=True)
-def settle(g, seat_i, hands, R, i, n, t):
-    """Apply the lives charged (column S_CHARGE), eliminate, and end the round or the
-    game (no allocation: this runs every round)."""
+def settle(g, seat_i, hands, R, i, n, t, shown):
+    """Count the round (``shown``: at a showdown), apply the lives charged (column
+    S_CHARGE), eliminate, and end the round or the game (no allocation: this runs every
+    round)."""
+    tally_round(g, seat_i, hands, i, n, t, shown)
     floor = 0 if R[R_FREE_RIDE] else 1
     n_players = 0
     n_out = 0
@@ -170,7 +207,7 @@ def settle_blitz(g, seat_i, hands, R, i, n, t):
             & (2 * hand_value(t, hands, i, p) != R[R_BLITZ2])
         ):
             seat_i[i, p, S_CHARGE] = 1
-    settle(g, seat_i, hands, R, i, n, t)
+    settle(g, seat_i, hands, R, i, n, t, False)
 
 
 @njit(cache=True)
@@ -205,7 +242,7 @@ def settle_showdown(g, seat_i, hands, R, i, n, knocker, t):
                 seat_i[i, p, S_CHARGE] = 1
         else:
             seat_i[i, p, S_CHARGE] = 1
-    settle(g, seat_i, hands, R, i, n, t)
+    settle(g, seat_i, hands, R, i, n, t, True)
 
 
 @njit(cache=True, inline="always")
@@ -214,7 +251,7 @@ def begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
     reshuffle draws its permutation from the game's generator, as the engine does)."""
     if g[i, G_TURN] >= R[R_MAX_TURNS]:
         clear_charges(seat_i, i, n)
-        settle(g, seat_i, hands, R, i, n, t)
+        settle(g, seat_i, hands, R, i, n, t, False)
         return
     if g[i, G_KNOCKER] < 0 and g[i, G_SLEN] == 0:
         mode = R[R_EXHAUSTED]
@@ -232,7 +269,7 @@ def begin_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
             g[i, G_SLEN] = m
         if g[i, G_SLEN] == 0:
             clear_charges(seat_i, i, n)
-            settle(g, seat_i, hands, R, i, n, t)
+            settle(g, seat_i, hands, R, i, n, t, False)
             return
     g[i, G_CUR] = p
     g[i, G_PHASE] = DRAW
@@ -292,6 +329,8 @@ def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log,
                 card = pile[i, g[i, G_PLEN]]
                 g[i, G_TOOK] = card
                 known[i, p] |= np.int64(1) << card
+                seat_i[i, p, S_TALLY + T_PICKUPS] += 1
+            seat_i[i, p, S_TALLY + T_DRAWS] += 1
             hands[i, p, 3] = card
             seat_i[i, p, S_HLEN] = 4
             g[i, G_DRAWN] = card
@@ -529,6 +568,8 @@ def start_game(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, r
     for p in range(n):
         seat_i[i, p, S_ROUNDS] = 0
         seat_i[i, p, S_LOST] = 0
+        for k in range(NUM_TALLY):
+            seat_i[i, p, S_TALLY + k] = 0
         if other < 0:
             seat_i[i, p, S_LIVES] = R[R_LIVES]
             seat_i[i, p, S_ACTIVE] = 1
@@ -758,8 +799,8 @@ def encode_row(g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck,
         off[5],
         off[6],
     )
-    o_knocker, o_dealer, o_lives, o_active, o_stock, o_turn, o_hv, o_dv = (
-        off[7], off[8], off[9], off[10], off[11], off[12], off[13], off[14],
+    o_knocker, o_dealer, o_lives, o_active, o_stock, o_turn, o_hv, o_dv, o_opp = (
+        off[7], off[8], off[9], off[10], off[11], off[12], off[13], off[14], off[15],
     )  # fmt: skip
     deck_size = len(deck)
     o[:] = 0.0
@@ -810,6 +851,13 @@ def encode_row(g, seat_i, hands, pile, known, disc_seat, disc_order, R, t, deck,
         o[o_lives + (p - me) % n] = min(1.0, seat_i[i, p, S_LIVES] / R[R_LIVES])
     o[o_stock] = g[i, G_SLEN] / deck_size
     o[o_turn] = min(1.0, seat_i[i, me, S_TURNS] / TURN_SCALE)
+    if o_opp >= 0:  # the opt-in opponent_history part (offset -1: not in the layout)
+        for p in range(n):
+            if p != me:
+                f = history_row(seat_i[i, p, S_TALLY : S_TALLY + NUM_TALLY], scale)
+                row = o_opp + ((p - me) % n - 1) * len(f)
+                for j in range(len(f)):
+                    o[row + j] = f[j]
     if h == 4:
         a, b, c, d = hands[i, me, 0], hands[i, me, 1], hands[i, me, 2], hands[i, me, 3]
         k0, k1, k2, k3 = value(t, b, c, d), value(t, a, c, d), value(t, a, b, d), value(t, a, b, c)
@@ -881,6 +929,7 @@ OFFSETS = (
     "turn",
     "hand_values",
     "discard_values",
+    "opponent_history",  # opt-in: -1 where the layout has none
 )
 
 
@@ -913,7 +962,10 @@ def baked_constants():
         NUM_ACTIONS, NUM_CARDS, PAIR_STRIDE, TURN_SCALE, R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE,
         R_MAX_TURNS, R_EXHAUSTED, R_TIE, R_PENALTY, R_FREE_RIDE, R_MAX_ROUNDS, R_LIVES, R_EPISODE,
         R_REWARD, EXHAUSTED_RESHUFFLE, EXHAUSTED_SHOWDOWN, TIE_KNOCKER_PAYS, TIE_KNOCKER_SAFE,
-        TIE_KNOCKER_PAYS_PENALTY, EPISODE_ROUND, LIVES, WIN,
+        TIE_KNOCKER_PAYS_PENALTY, EPISODE_ROUND, LIVES, WIN, NUM_TALLY, T_ROUNDS, T_KNOCKS,
+        T_KNOCK_TURNS, T_KNOCKS_SHOWN, T_KNOCK_VALUE2, T_SHOWDOWNS, T_SHOWN_VALUE2, T_DRAWS, T_PICKUPS,
+        # and the history row (its scales are baked in)
+        history_row((10, 3, 20, 2, 120, 9, 500, 30, 7), 31.0),
         # the reward function is compiled into the kernels too (a change to it leaves
         # them stale the same way)
         reward_of(LIVES, -2.0, False, False), reward_of(LIVES, 1.0, True, True),

@@ -44,11 +44,12 @@ from thirtyone_env.envs.env_options import (
     REWARDS,
     check_seat,
     choice,
+    flag,
 )
 from thirtyone_env.envs.kernel_games import CompiledGame
 from thirtyone_env.envs.spaces import dict_space, flat_space
 from thirtyone_env.game.actions import action_name, check_action_id, num_actions
-from thirtyone_env.game.encoding import ENCODINGS, ObsLayout
+from thirtyone_env.game.encoding import ENCODINGS, PLAYER_ENCODINGS, ObsLayout
 from thirtyone_env.game.engine import (
     GAME_OVER,
     PHASE_NAMES,
@@ -101,6 +102,11 @@ class ThirtyOneEnv(gym.Env):
             (:func:`~thirtyone_env.game.starts.endgame_standing`); 0 (the default)
             draws nothing and deals the same games as before. For training the part
             of a game a learner meets least; both backends draw the same endgames.
+        opponent_history: add the ``opponent_history`` part to the observation (last,
+            after every other part): per opponent, what the table has shown of its play
+            over this game's settled rounds (knocks, its turn at them, hands shown at
+            showdowns, draws from the pile; :mod:`thirtyone_env.game.encoding`). Off by
+            default: the observation of models trained without it.
 
     ``reset(seed=..., options={"deck": [...], "dealer": k, "lives": [...]})`` stacks
     the first deal (cards top first, the rest shuffled beneath), picks its dealer and
@@ -123,6 +129,7 @@ class ThirtyOneEnv(gym.Env):
         render_mode: str | None = None,
         backend: str = "python",
         endgame: float = 0.0,
+        opponent_history: bool = False,
     ) -> None:
         self.rules = Rules.resolve(rules)
         self.num_players = self.rules.check_num_players(num_players)
@@ -142,7 +149,8 @@ class ThirtyOneEnv(gym.Env):
         self.opponents = self._seat_opponents(opponents)
         check_seated(self.opponents, n, self.rules)
 
-        self.obs_layout = ObsLayout(n, self.rules)
+        self.opponent_history = flag("opponent_history", opponent_history)
+        self.obs_layout = ObsLayout(n, self.rules, self.opponent_history)
         if obs_encoding == "flat":
             self.observation_space = flat_space(self.obs_layout)
         else:
@@ -161,7 +169,9 @@ class ThirtyOneEnv(gym.Env):
         if backend == "compiled":
             if obs_encoding != "flat" or render_mode is not None:
                 raise ValueError("backend='compiled' observes the flat encoding and does not render")
-            self._compiled = CompiledGame(n, self.rules, self.opponents, seat, episode, reward, self.endgame)
+            self._compiled = CompiledGame(
+                n, self.rules, self.opponents, seat, episode, reward, self.endgame, self.opponent_history
+            )
 
     def _seat_opponents(self, opponents: Any) -> list[Any]:
         k = self.num_players - 1
@@ -179,9 +189,9 @@ class ThirtyOneEnv(gym.Env):
             if not callable(getattr(p, "act", None)):
                 raise ValueError(f"opponent {i} ({p!r}) has no act(observation, action_mask) method")
             enc = getattr(p, "obs_encoding", None)
-            if enc is not None and enc not in (*ENCODINGS, "view"):
+            if enc is not None and enc not in PLAYER_ENCODINGS:
                 raise ValueError(
-                    f"opponent {i} asks for obs_encoding={enc!r}; allowed: {[*ENCODINGS, 'view']}"
+                    f"opponent {i} asks for obs_encoding={enc!r}; allowed: {list(PLAYER_ENCODINGS)}"
                 )
         return opps
 
@@ -235,7 +245,7 @@ class ThirtyOneEnv(gym.Env):
             state,
             players,
             self.np_random,
-            layout=self.obs_layout,
+            layout=ObsLayout(n, self.rules),  # what "flat" players read ("flat+history" adds the part)
             encoding=self.obs_encoding,
             labels="opponent",
             one_round=self.episode == "round",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 EPISODES = ("game", "round")
 REWARDS = ("lives", "win")  #: index = the reward kind of :mod:`thirtyone_env.game.rewards`
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
@@ -26,3 +28,10 @@ def check_seat(seat: Any, num_players: int) -> int | str:
     ):
         raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{num_players - 1} or 'random'")
     return seat
+
+
+def flag(name: str, value: Any) -> bool:
+    """A true-or-false option: ``value`` if it is a bool; ``ValueError`` naming it otherwise."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name}={value!r} is not allowed; allowed values: True or False")
+    return bool(value)

@@ -32,7 +32,7 @@ from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.batch_rng import ROW, load_row, state_row
 from thirtyone_env.game.actions import IllegalActionError, action_name, num_actions
 from thirtyone_env.game.cards import NUM_CARDS, hand_table
-from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.encoding import PLAYER_ENCODINGS, ObsLayout, split_encoding
 from thirtyone_env.game.engine import DISCARD, DRAW, PHASE_NAMES, GameState
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
@@ -41,9 +41,15 @@ from thirtyone_env.game.view_batch import batch_rows, empty_batch
 #: Opponents the kernels play, by name.
 KERNEL_OPPONENTS = ("greedy", "random")
 #: The observations an external player may ask for (``obs_encoding``; none: ``"flat"``).
-EXTERNAL_ENCODINGS = ("view", "flat", "dict")
+EXTERNAL_ENCODINGS = PLAYER_ENCODINGS
 #: Most discard-log entries kept for players that read ``PlayerView.discards``.
 MAX_LOG_ENTRIES = 8_000_000
+
+
+def kernel_offsets(layout: ObsLayout) -> np.ndarray:
+    """The offsets of ``layout``'s parts in the order the encoding kernel takes them
+    (``batch_kernels.OFFSETS``; -1 for a part the layout does not have)."""
+    return np.array([layout.offsets.get(p, -1) for p in K.OFFSETS], dtype=np.int64)
 
 
 def opponent_kind(opponent: Any) -> tuple[int, float] | None:
@@ -162,6 +168,11 @@ class KernelGames:
         self.ext_id = np.full((N, k), -1, dtype=np.int64)
         self.external: list[Any] = []  #: the distinct player objects asked from outside
         self.encodings: list[str] = []  #: each one's obs_encoding
+        # what each reads: "flat" / "dict" without the history part, with it for
+        # "+history" (the agent's own observation follows ``layout``)
+        self._plain = ObsLayout(n, rules)
+        self.ext_layouts: list[tuple[str, ObsLayout]] = []  #: (encoding, layout) of each
+        self.ext_offsets: list[np.ndarray] = []  #: each one's layout offsets for the kernel
         self.batched: list[bool] = []  #: whether each one has act_batch
         self.owner: list[int] = []  #: the one game each plays in (its own generator), else -1
         self._index: dict[int, int] = {}
@@ -220,7 +231,7 @@ class KernelGames:
         self.values = value_array(rules)
         self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
         self.R = kernel_rules.pack(rules, episode, reward, endgame)
-        self.offsets = np.array([layout.offsets[p] for p in K.OFFSETS], dtype=np.int64)
+        self.offsets = kernel_offsets(layout)
         self.scale = float(layout.value_scale)
         self.illegal = np.zeros(N, dtype=np.bool_)
         self.done = np.zeros(N, dtype=np.bool_)
@@ -250,8 +261,11 @@ class KernelGames:
         # the external seats' buffers: masks, flat observations, views (row k = k-th waiting game)
         # (a delegating seat may stand for any kind of player: all of them)
         self.ext_masks = np.zeros((N if outside else 0, A), dtype=np.int8)
-        flat = self.delegating or {"flat", "dict"} & set(self.encodings)
-        self.ext_obs = np.zeros((N if flat else 0, layout.size), dtype=np.float32)
+        flat = self.delegating or any(e != "view" for e in self.encodings)
+        width = max((lay.size for _, lay in self.ext_layouts), default=0)
+        if self.delegating:  # may stand for any player
+            width = self._plain.with_history().size
+        self.ext_obs = np.zeros((N if flat else 0, width), dtype=np.float32)
         self.ext_views = empty_batch(rules, n, N if self.delegating or "view" in self.encodings else 0, log)
         self._view_arrays = tuple(
             getattr(self.ext_views, f)
@@ -300,7 +314,14 @@ class KernelGames:
             _check_opponent(o, where)
             u = self._index[id(o)] = len(self.external)
             self.external.append(o)
-            self.encodings.append(getattr(o, "obs_encoding", "flat"))
+            encoding = getattr(o, "obs_encoding", "flat")
+            self.encodings.append(encoding)
+            if encoding != "view":
+                encoding, lay = split_encoding(encoding, self._plain)
+                self.ext_layouts.append((encoding, lay))
+            else:
+                self.ext_layouts.append((encoding, self._plain))
+            self.ext_offsets.append(kernel_offsets(self.ext_layouts[-1][1]))
             self.batched.append(callable(getattr(o, "act_batch", None)))
             self.owner.append(i if own else -1)
         elif self.owner[u] != i:
@@ -420,6 +441,7 @@ class KernelGames:
         for p in range(self.num_players):
             si[p, K.S_LIVES], si[p, K.S_ACTIVE], si[p, K.S_TURNS] = s.lives[p], s.active[p], s.player_turns[p]
             si[p, K.S_HLEN] = len(s.hands[p])
+            si[p, K.S_TALLY : K.S_TALLY + len(s.tally[p])] = s.tally[p]
             self.hands[i, p, : len(s.hands[p])] = s.hands[p]
             self.known[i, p] = s.known[p]
         self.stock[i, : len(s.stock)] = s.stock
@@ -492,8 +514,12 @@ class KernelGames:
             )  # fmt: skip
             obs: Any = batch_rows(self.ext_views, start, stop)
         else:
-            obs = self.ext_obs[start:stop]
-            self._encode(rows, K.G_CUR, obs, True)
+            encoding, lay = self.ext_layouts[u]
+            obs = self.ext_obs[start:stop, : lay.size]
+            K.encode(
+                self.g, self.seat_i, self.hands, self.pile, self.known, self.disc_seat, self.disc_order, self.R,
+                self.values, self.deck, self.ext_offsets[u], self.scale, rows, K.G_CUR, obs, True,
+            )  # fmt: skip
         if self.batched[u] and encoding != "dict":
             actions = self._check_batch(u, player.act_batch(obs, masks), rows, masks)
         else:
@@ -504,21 +530,22 @@ class KernelGames:
                 if synced:  # this game's own player: it draws from the game's generator
                     rng = self._game_rng(i)
                     try:
-                        a = player.act(self._one(obs, encoding, k), masks[k])
+                        a = player.act(self._one(obs, encoding, k, u), masks[k])
                     finally:
                         self.rs[i] = state_row(rng)
                 else:
-                    a = player.act(self._one(obs, encoding, k), masks[k])
+                    a = player.act(self._one(obs, encoding, k, u), masks[k])
                 actions[k] = self._check_one(u, a, i, masks[k])
         return actions
 
-    def _one(self, obs: Any, encoding: str, k: int) -> Any:
-        """Row ``k`` of a batch of observations as one-game ``act`` takes it."""
+    def _one(self, obs: Any, encoding: str, k: int, u: int) -> Any:
+        """Row ``k`` of a batch of observations as one-game ``act`` of external player
+        ``u`` takes it."""
         if encoding == "view":
             return obs.view(k)
         row = obs[k].copy()
         if encoding == "dict":
-            return {name: row[sl] for name, sl in self.layout.slices.items()}
+            return {name: row[sl] for name, sl in self.ext_layouts[u][1].slices.items()}
         return row
 
     def _game_rng(self, i: int) -> np.random.Generator:
@@ -582,6 +609,7 @@ class CompiledGame:
         episode: str,
         reward: str,
         endgame: float = 0.0,
+        opponent_history: bool = False,
     ):
         kinds = kernel_opponents(opponents, num_players - 1)
         if kinds is None or not kernel_rules.batchable(rules):
@@ -593,7 +621,7 @@ class CompiledGame:
                 "backend='compiled' plays the stock game with lives against GreedyPolicy or RandomPolicy "
                 f"opponents, not {why}: use backend='python'"
             )
-        layout = ObsLayout(num_players, rules)
+        layout = ObsLayout(num_players, rules, opponent_history)
         self.games = games = KernelGames(
             1,
             layout,

@@ -31,7 +31,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from thirtyone_env.envs.env_options import REWARDS
+from thirtyone_env.envs.env_options import REWARDS, flag
 from thirtyone_env.envs.spaces import dict_space, flat_space
 from thirtyone_env.game.actions import check_action_id, num_actions
 from thirtyone_env.game.encoding import ENCODINGS, ObsLayout, encode_dict, encode_flat
@@ -75,7 +75,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         obs_encoding: str = "flat",
         reward: str = "lives",
         render_mode: str | None = None,
+        opponent_history: bool = False,
     ) -> None:
+        """``opponent_history`` adds that part to every agent's observation, as in
+        ``ThirtyOneEnv``."""
         super().__init__()
         self.rules = Rules.resolve(rules)
         self.num_players = self.rules.check_num_players(num_players)
@@ -93,7 +96,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.reward_kind = reward
         self._reward_index = REWARDS.index(reward)
         self.render_mode = render_mode
-        self.layout = ObsLayout(self.num_players, self.rules)
+        self.opponent_history = flag("opponent_history", opponent_history)
+        self.layout = ObsLayout(self.num_players, self.rules, self.opponent_history)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = num_actions(self.rules)

@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode
 
 from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.env import ThirtyOneEnv
-from thirtyone_env.envs.env_options import EPISODES, REWARDS
+from thirtyone_env.envs.env_options import EPISODES, REWARDS, flag
 from thirtyone_env.envs.env_options import choice as _choice
 from thirtyone_env.envs.kernel_games import KernelGames, seat_players
 from thirtyone_env.envs.spaces import flat_space
@@ -69,7 +69,8 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
     Args:
         num_envs: games played at once.
-        num_players, rules, seat, episode, reward, endgame: as for ``ThirtyOneEnv``.
+        num_players, rules, seat, episode, reward, endgame, opponent_history: as for
+            ``ThirtyOneEnv``.
         opponents: ``"greedy"`` / ``"random"`` or a player for every other seat, or a
             list of ``num_players - 1`` of them, shared by every game (a player with
             ``act_batch`` answers all its waiting games at once); or a callable that
@@ -93,6 +94,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         episode: str = "game",
         reward: str = "lives",
         endgame: float = 0.0,
+        opponent_history: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r} must be a positive int")
@@ -106,7 +108,8 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.episode = _choice("episode", episode, EPISODES)
         self.reward_kind = _choice("reward", reward, REWARDS)
         self.endgame = check_endgame_share(endgame)
-        self.layout = ObsLayout(n, self.rules)
+        self.opponent_history = flag("opponent_history", opponent_history)
+        self.layout = ObsLayout(n, self.rules, self.opponent_history)
         self.single_observation_space = flat_space(self.layout)
         self.single_action_space = spaces.Discrete(num_actions(self.rules))
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
@@ -118,7 +121,14 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         if not batchable(self.rules):
             self._fallback = [
                 ThirtyOneEnv(
-                    n, self.rules, self._fallback_opponents(row), seat, episode, reward, endgame=endgame
+                    n,
+                    self.rules,
+                    self._fallback_opponents(row),
+                    seat,
+                    episode,
+                    reward,
+                    endgame=endgame,
+                    opponent_history=self.opponent_history,
                 )
                 for row in players
             ]

@@ -30,6 +30,7 @@ from thirtyone_env.game.state import (
     CHOOSE,
     DRAW,
     KNOCKED,
+    NUM_TALLY,
     PHASE_NAMES,
     ROUND_OVER,
     STOCK_SHOWDOWN,
@@ -198,6 +199,7 @@ def new_game(
         s.lives = [0 if x is None else x for x in standing]
         s.active = [x is not None for x in standing]
     s.round_no = 0
+    s.tally = [[0] * NUM_TALLY for _ in range(n)]
     s.winners = ()
     s.result = None
     s.score = [rules.chips if rules.scoring == "chips" else 0] * n

@@ -64,6 +64,22 @@ points or chips scoring, the others with a table variant:
 |                   |           | with the actions, as ``discard_values`` does with cards)  |
 | ``score``         | n         | points / (6 x rounds) or chips / (all chips), per seat    |
 | ``pot``           | 1         | chips in the pot / all chips                              |
+
+``ObsLayout(..., opponent_history=True)`` (the envs' ``opponent_history`` option; off
+by default) adds one more part, last, so the layout without it is its head: what a
+real table shows of how each opponent plays, over this game's settled rounds (the
+seat's :data:`~thirtyone_env.game.state.T_ROUNDS`... tally, ``GameState.tally``):
+
+| part              | shape     | meaning                                                   |
+|-------------------|-----------|-----------------------------------------------------------|
+| ``opponent_history``| (n-1) x 6 | per opponent: rounds dealt in / 10 (capped at 1); knocks  |
+|                   |           | per round; its mean own turn number at a knock / 20; the  |
+|                   |           | mean hand value it showed when it knocked and at every    |
+|                   |           | showdown (/ the value scale); discard-pile draws per draw |
+|                   |           | (this round's draws too). 0 where nothing was seen yet    |
+
+Only what every seat saw enters: knocks, turn numbers, draws from the pile, and hands
+shown at a showdown (a blitz or a void round shows none).
 """
 
 from __future__ import annotations
@@ -75,19 +91,48 @@ from thirtyone_env.game.actions import NUM_ACTIONS_ALL, decode
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.game.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.state import (
+    T_DRAWS,
+    T_KNOCK_TURNS,
+    T_KNOCK_VALUE2,
+    T_KNOCKS,
+    T_KNOCKS_SHOWN,
+    T_PICKUPS,
+    T_ROUNDS,
+    T_SHOWDOWNS,
+    T_SHOWN_VALUE2,
+)
 
 ENCODINGS = ("flat", "dict")
 TURN_SCALE = 20
+HISTORY_FEATURES = 6  #: numbers per opponent in ``opponent_history``
+HISTORY_ROUNDS = 10  #: ``opponent_history``'s round count is rounds / this (capped at 1)
+#: What a player may ask for (its ``obs_encoding``): a view (:mod:`thirtyone_env.game.views`)
+#: or an encoding here, with or without the history part.
+PLAYER_ENCODINGS = ("view", "flat", "dict", "flat+history", "dict+history")
+#: A player's ``obs_encoding`` with this ending asks for the observation with the
+#: ``opponent_history`` part (``"flat+history"``: a model trained with it).
+WITH_HISTORY = "+history"
+
+
+def split_encoding(encoding: str, layout: ObsLayout) -> tuple[str, ObsLayout]:
+    """A player's ``obs_encoding`` as (the encoding, the layout it is read in): an
+    encoding ending in :data:`WITH_HISTORY` is read in ``layout`` with the history part."""
+    if encoding.endswith(WITH_HISTORY):
+        return encoding[: -len(WITH_HISTORY)], layout.with_history()
+    return encoding, layout
 
 
 class ObsLayout:
     """Names, shapes and offsets of the parts of the flat observation."""
 
-    def __init__(self, num_players: int, rules: Rules | None = None) -> None:
+    def __init__(self, num_players: int, rules: Rules | None = None, opponent_history: bool = False) -> None:
         n = num_players
         self.num_players = n
         rules = rules or Rules()
         self.rules = rules
+        self.opponent_history = bool(opponent_history)
+        self._with_history: ObsLayout | None = None
         self.variant = rules.table != "stock" or rules.scoring != "lives"
         self.value_scale = 31.0 if rules.hand_ranking == "points" else float(max(hand_table(rules)))
         self.shapes: dict[str, tuple[int, ...]] = {
@@ -122,6 +167,8 @@ class ObsLayout:
             )
         if rules.scoring != "lives":
             self.shapes.update({"score": (n,), "pot": (1,)})
+        if self.opponent_history:  # last: the layout without it is this one's head
+            self.shapes["opponent_history"] = (n - 1, HISTORY_FEATURES)
         self.offsets: dict[str, int] = {}
         self.slices: dict[str, slice] = {}
         pos = 0
@@ -131,6 +178,14 @@ class ObsLayout:
             self.slices[name] = slice(pos, pos + size)
             pos += size
         self.size = pos
+
+    def with_history(self) -> ObsLayout:
+        """This layout with the ``opponent_history`` part (itself if it has it)."""
+        if self.opponent_history:
+            return self
+        if self._with_history is None:
+            self._with_history = ObsLayout(self.num_players, self.rules, opponent_history=True)
+        return self._with_history
 
     def part(self, obs: np.ndarray, name: str) -> np.ndarray:
         """The named part of a flat observation, in its shape (a view)."""
@@ -205,7 +260,29 @@ def encode_flat(s: GameState, seat: int, layout: ObsLayout) -> np.ndarray:
     _encode_values(s, seat, obs, o, layout.value_scale)
     if layout.variant:
         _encode_variant(s, seat, obs, o)
+    if layout.opponent_history:
+        base = o["opponent_history"] - HISTORY_FEATURES  # row r-1 holds relative seat r
+        for p in range(n):
+            if p != seat:
+                row = base + ((p - seat) % n) * HISTORY_FEATURES
+                obs[row : row + HISTORY_FEATURES] = history_features(s.tally[p], layout.value_scale)
     return obs
+
+
+def history_features(t: list[int], scale: float) -> tuple[float, ...]:
+    """One seat's ``opponent_history`` row from its tally (``GameState.tally[seat]``):
+    written once, compiled for the kernels too (plain arithmetic on numbers)."""
+    rounds, knocks, shown, showdowns, draws = (
+        t[T_ROUNDS], t[T_KNOCKS], t[T_KNOCKS_SHOWN], t[T_SHOWDOWNS], t[T_DRAWS],
+    )  # fmt: skip
+    return (
+        min(1.0, rounds / HISTORY_ROUNDS),
+        knocks / rounds if rounds > 0 else 0.0,
+        min(1.0, t[T_KNOCK_TURNS] / knocks / TURN_SCALE) if knocks > 0 else 0.0,
+        t[T_KNOCK_VALUE2] / (2.0 * shown) / scale if shown > 0 else 0.0,
+        t[T_SHOWN_VALUE2] / (2.0 * showdowns) / scale if showdowns > 0 else 0.0,
+        t[T_PICKUPS] / draws if draws > 0 else 0.0,
+    )
 
 
 def _encode_variant(s: GameState, seat: int, obs: np.ndarray, o: dict[str, int]) -> None:

@@ -37,6 +37,8 @@ from thirtyone_env.game.state import (
     DISCARD,
     DRAW,
     PHASE_NAMES,
+    T_DRAWS,
+    T_PICKUPS,
     GameState,
     _new,
     _next_active,
@@ -161,6 +163,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.hands[seat].append(card)
             s.drawn = card
             s.phase = DISCARD
+            s.tally[seat][T_DRAWS] += 1
             s.history.append(_DRAWN[seat][card])
             return
         if action == TAKE_DISCARD and s.discard:
@@ -170,6 +173,9 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.took = card
             s.known[seat] |= 1 << card
             s.phase = DISCARD
+            t = s.tally[seat]
+            t[T_DRAWS] += 1
+            t[T_PICKUPS] += 1
             s.history.append(_TAKEN[seat][card])
             return
         if action == KNOCK and s.knocker < 0 and s.player_turns[seat] >= s._kft:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from thirtyone_env.game.cards import NUM_CARDS, format_card
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.state import GameState, _bind_rules, _value
+from thirtyone_env.game.state import NUM_TALLY, GameState, _bind_rules, _value
 
 
 def from_position(
@@ -39,16 +39,18 @@ def from_position(
     muck_up: int | None = None,
     score: Sequence[int] | None = None,
     pot: int = 0,
+    tally: Sequence[Sequence[int]] | None = None,
 ) -> GameState:
     """A state in the middle of a round, from its parts: for search players that
-    sample the cards they cannot see (determinization) and play the rest out.
+        sample the cards they cannot see (determinization) and play the rest out.
 
-    ``stock`` is top card LAST, ``discard`` top card last; ``final_left`` is, with a
-    knock pending, the number of turns still to be played before the showdown
-    (counting the current one); ``muck_up`` is the bitmask of the face-up cards in
-    ``muck`` (default: all of them). Per-seat turn counts follow from ``turns_played``,
-    the dealer and the seat order. Nothing is checked beyond what play needs, so
-    the caller must pass a consistent position.
+        ``stock`` is top card LAST, ``discard`` top card last; ``final_left`` is, with a
+        knock pending, the number of turns still to be played before the showdown
+        (counting the current one); ``muck_up`` is the bitmask of the face-up cards in
+        ``muck`` (default: all of them); ``tally`` the seats' public counts over the game
+    (``GameState.tally``; default: none yet). Per-seat turn counts follow from ``turns_played``,
+        the dealer and the seat order. Nothing is checked beyond what play needs, so
+        the caller must pass a consistent position.
     """
     n = len(hands)
     s = GameState()
@@ -81,6 +83,7 @@ def from_position(
     s.drawn = drawn
     s.took = took
     s.history = []
+    s.tally = [list(t) for t in tally] if tally is not None else [[0] * NUM_TALLY for _ in range(n)]
     s.result = None
     s.winners = ()
     s.table = [list(t) for t in table]
@@ -120,6 +123,7 @@ def clone_state(s: GameState) -> GameState:
     c.discards = s.discards[:]
     c.disc_order = s.disc_order[:]
     c.history = s.history[:]
+    c.tally = [t[:] for t in s.tally]
     c.table = [t[:] for t in s.table]
     c.table_up = [u[:] for u in s.table_up]
     c.muck = s.muck[:]

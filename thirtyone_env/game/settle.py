@@ -17,7 +17,16 @@ from thirtyone_env.game.events import Event
 from thirtyone_env.game.state import (
     BLITZ,
     GAME_OVER,
+    KNOCKED,
     ROUND_OVER,
+    STOCK_SHOWDOWN,
+    T_KNOCK_TURNS,
+    T_KNOCK_VALUE2,
+    T_KNOCKS,
+    T_KNOCKS_SHOWN,
+    T_ROUNDS,
+    T_SHOWDOWNS,
+    T_SHOWN_VALUE2,
     GameState,
     RoundResult,
     _new,
@@ -73,6 +82,28 @@ def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
     _settle(s, reason, reason, losses, knocker if knocker >= 0 else None, (), values)
 
 
+def _tally_round(s: GameState, reason: str, knocker: int | None, values: tuple) -> None:
+    """Count the settled round into ``s.tally``: who was dealt in, the knock and the
+    knocker's turn, and the hands shown at a showdown (everything a real table sees)."""
+    tally = s.tally
+    shown = reason in (KNOCKED, STOCK_SHOWDOWN)
+    for p, h in enumerate(s.hands):
+        if not h:
+            continue
+        t = tally[p]
+        t[T_ROUNDS] += 1
+        if shown and values[p] is not None:
+            v2 = int(2 * values[p])
+            t[T_SHOWDOWNS] += 1
+            t[T_SHOWN_VALUE2] += v2
+            if p == knocker:
+                t[T_KNOCKS_SHOWN] += 1
+                t[T_KNOCK_VALUE2] += v2
+    if knocker is not None:
+        tally[knocker][T_KNOCKS] += 1
+        tally[knocker][T_KNOCK_TURNS] += s.player_turns[knocker]
+
+
 def _settle(
     s: GameState,
     reason: str,
@@ -100,6 +131,7 @@ def _settle(
             out = _chip_standings(s, players, gains)
         _finish_scored(s, reason, detail, gains, knocker, blitzers, values, out)
         return
+    _tally_round(s, reason, knocker, values)
     players = [p for p, h in enumerate(s.hands) if h]
     lives = s.lives
     floor = 0 if s.rules.free_ride else 1
@@ -230,6 +262,7 @@ def _finish_scored(
     out: tuple[int, ...],
 ) -> None:
     """Record a points/chips round and decide whether the game is over."""
+    _tally_round(s, reason, knocker, values)
     result = RoundResult(
         s.round_no,
         s.dealer,

@@ -37,6 +37,22 @@ KNOCKED = "knock"
 STOCK_SHOWDOWN = "stock_exhausted"
 VOID = "void"
 
+# The public tally of each seat over the game's rounds (``GameState.tally[seat][T_*]``):
+# what a real table sees of how a player plays, the opponent-history part of the
+# observation (:mod:`thirtyone_env.game.encoding`). Hand values are counted doubled
+# (whole numbers: a three of a kind is 30.5). The kernels keep the same columns
+# (``batch_kernels``: numba bakes these numbers in; clear its cache after a change).
+T_ROUNDS = 0  #: settled rounds the seat was dealt in
+T_KNOCKS = 1  #: its knocks
+T_KNOCK_TURNS = 2  #: the sum of its own turn numbers at its knocks
+T_KNOCKS_SHOWN = 3  #: its knocks whose hands were shown (a showdown, not a blitz or void)
+T_KNOCK_VALUE2 = 4  #: the sum of its doubled hand values shown at those knocks
+T_SHOWDOWNS = 5  #: showdowns it was dealt in (hands shown)
+T_SHOWN_VALUE2 = 6  #: the sum of its doubled hand values shown at them
+T_DRAWS = 7  #: its draws, from the stock or the discard pile (this round's too)
+T_PICKUPS = 8  #: its draws from the discard pile (this round's too)
+NUM_TALLY = 9
+
 
 class RoundResult(NamedTuple):
     """How a round ended and who paid.
@@ -75,7 +91,8 @@ class GameState:
     discard this round, in order), ``disc_seat`` / ``disc_order`` (per card: who last
     discarded it and its index in ``discards``, -1 if never),
     ``drawn`` / ``took`` (the card drawn / taken from the discard pile this turn, -1),
-    ``history``, ``result`` (the last :class:`RoundResult`), ``winners``; for the
+    ``history`` (this round's events), ``tally`` (per seat, the public counts of its
+    play over the game: ``T_*`` indexes), ``result`` (the last :class:`RoundResult`), ``winners``; for the
     variants ``table`` / ``table_up`` (table hands by slot and their face-up flags),
     ``muck`` / ``muck_up`` (cards out of play; bitmask of the public ones),
     ``dealt_pair`` (Switch: the dealer's two hands before the choice), ``score``
@@ -114,6 +131,7 @@ class GameState:
         "drawn",
         "took",
         "history",
+        "tally",
         "result",
         "winners",
         "table",

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from thirtyone_env.game.actions import action_name
-from thirtyone_env.game.encoding import ObsLayout, encode_dict, encode_flat
+from thirtyone_env.game.encoding import PLAYER_ENCODINGS, ObsLayout, encode_dict, encode_flat, split_encoding
 from thirtyone_env.game.engine import (
     GAME_OVER,
     ROUND_OVER,
@@ -56,14 +56,16 @@ Move = Callable[[GameState, np.random.Generator], None]
 
 
 def observe(state: Any, seat: int, encoding: str, layout: ObsLayout) -> Any:
-    """The observation of ``seat`` in the named encoding."""
+    """The observation of ``seat`` in the named encoding (``"flat+history"``,
+    ``"dict+history"``: with the ``opponent_history`` part)."""
     if encoding == "view":
         return player_view(state, seat)
+    encoding, layout = split_encoding(encoding, layout)
     if encoding == "flat":
         return encode_flat(state, seat, layout)
     if encoding == "dict":
         return encode_dict(state, seat, layout)
-    raise ValueError(f"unknown obs_encoding {encoding!r}; allowed: ['view', 'flat', 'dict']")
+    raise ValueError(f"unknown obs_encoding {encoding!r}; allowed: {list(PLAYER_ENCODINGS)}")
 
 
 def policy_move(
