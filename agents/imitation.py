@@ -34,9 +34,9 @@ import numpy as np
 
 from thirtyone_env.envs.playouts import compiled, measure_many
 from thirtyone_env.game.actions import KNOCK
+from thirtyone_env.game.encoding import split_encoding
 from thirtyone_env.game.engine import clone_state
-from thirtyone_env.game.views import player_view
-from thirtyone_env.harness.driver import check_seated, encodings_of, player_move, reset_players
+from thirtyone_env.harness.driver import check_seated, encodings_of, observe, player_move, reset_players
 from thirtyone_env.research.oracle import measure
 
 
@@ -169,7 +169,7 @@ def _seated(env: Any, teacher: Any) -> tuple[Any, ...]:
 
 def _move_of(env: Any, table: Sequence[Any]) -> Any:
     """The engine's moves of a play-out with ``table``'s players."""
-    return player_move(table, encodings_of(table, env.obs_encoding), env.obs_layout, "rollout")
+    return player_move(table, encodings_of(table, env.obs_encoding), env.players_layout, "rollout")
 
 
 def _table_move(env: Any, teacher: Any) -> Any:
@@ -235,8 +235,16 @@ def knock_gain(
 
 
 def _move(player: Any, base: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+    """``player``'s choice for the agent's seat: the env's observation where it is what
+    the player reads, else the player's own (a view; with or without the history)."""
     encoding = getattr(player, "obs_encoding", "flat")
-    return int(player.act(player_view(base.state, base.seat) if encoding == "view" else obs, mask))
+    if (
+        encoding != "view"
+        and isinstance(obs, np.ndarray)
+        and obs.shape == (split_encoding(encoding, base.players_layout)[1].size,)
+    ):
+        return int(player.act(obs, mask))
+    return int(player.act(observe(base.state, base.seat, encoding, base.players_layout), mask))
 
 
 def collect(

@@ -151,6 +151,9 @@ class ThirtyOneEnv(gym.Env):
 
         self.opponent_history = flag("opponent_history", opponent_history)
         self.obs_layout = ObsLayout(n, self.rules, self.opponent_history)
+        #: what the players at the table read: ``"flat"`` / ``"dict"`` without the
+        #: history part whatever the agent's observation holds (``"+history"`` adds it)
+        self.players_layout = ObsLayout(n, self.rules)
         if obs_encoding == "flat":
             self.observation_space = flat_space(self.obs_layout)
         else:
@@ -245,7 +248,7 @@ class ThirtyOneEnv(gym.Env):
             state,
             players,
             self.np_random,
-            layout=ObsLayout(n, self.rules),  # what "flat" players read ("flat+history" adds the part)
+            layout=self.players_layout,
             encoding=self.obs_encoding,
             labels="opponent",
             one_round=self.episode == "round",
