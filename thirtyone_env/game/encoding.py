@@ -87,21 +87,11 @@ from __future__ import annotations
 import numpy as np
 
 from thirtyone_env.game import events as ev
+from thirtyone_env.game import state as st
 from thirtyone_env.game.actions import NUM_ACTIONS_ALL, decode
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.game.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, ROUND_OVER, GameState
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.state import (
-    T_DRAWS,
-    T_KNOCK_TURNS,
-    T_KNOCK_VALUE2,
-    T_KNOCKS,
-    T_KNOCKS_SHOWN,
-    T_PICKUPS,
-    T_ROUNDS,
-    T_SHOWDOWNS,
-    T_SHOWN_VALUE2,
-)
 
 ENCODINGS = ("flat", "dict")
 TURN_SCALE = 20
@@ -273,15 +263,15 @@ def history_features(t: list[int], scale: float) -> tuple[float, ...]:
     """One seat's ``opponent_history`` row from its tally (``GameState.tally[seat]``):
     written once, compiled for the kernels too (plain arithmetic on numbers)."""
     rounds, knocks, shown, showdowns, draws = (
-        t[T_ROUNDS], t[T_KNOCKS], t[T_KNOCKS_SHOWN], t[T_SHOWDOWNS], t[T_DRAWS],
+        t[st.T_ROUNDS], t[st.T_KNOCKS], t[st.T_KNOCKS_SHOWN], t[st.T_SHOWDOWNS], t[st.T_DRAWS],
     )  # fmt: skip
     return (
         min(1.0, rounds / HISTORY_ROUNDS),
         knocks / rounds if rounds > 0 else 0.0,
-        min(1.0, t[T_KNOCK_TURNS] / knocks / TURN_SCALE) if knocks > 0 else 0.0,
-        t[T_KNOCK_VALUE2] / (2.0 * shown) / scale if shown > 0 else 0.0,
-        t[T_SHOWN_VALUE2] / (2.0 * showdowns) / scale if showdowns > 0 else 0.0,
-        t[T_PICKUPS] / draws if draws > 0 else 0.0,
+        min(1.0, t[st.T_KNOCK_TURNS] / knocks / TURN_SCALE) if knocks > 0 else 0.0,
+        t[st.T_KNOCK_VALUE2] / (2.0 * shown) / scale if shown > 0 else 0.0,
+        t[st.T_SHOWN_VALUE2] / (2.0 * showdowns) / scale if showdowns > 0 else 0.0,
+        t[st.T_PICKUPS] / draws if draws > 0 else 0.0,
     )
 
 
