@@ -201,3 +201,23 @@ def test_a_teacher_without_the_history_labels_a_learner_that_has_it():
     plain = ObsLayout(4).size
     again = teacher.act_batch(demos.obs[:, :plain].astype(np.float32), demos.masks)
     assert (again == demos.actions).mean() > 0.9  # stored as float16: a near tie may round the other way
+
+
+def test_the_opponent_types_benchmark_reads_a_random_player_from_its_pickups(capsys):
+    """``benchmarks/opponent_types.py``: a random player draws from the pile half the
+    time, a greedy one only when it pays: after three rounds the read-out names them."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "opponent_types.py"
+    spec = importlib.util.spec_from_file_location("opponent_types", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["greedy", "random", "--games", "40", "--seed", "3"]) == 0
+    table = dict(re.findall(r"^\| (\d+\+?) \| \d+ / \d+ \| ([\d.]+)% \|$", capsys.readouterr().out, re.M))
+    assert set(table) == {"1", "3", "5", "10+"}
+    assert all(float(table[k]) >= 90 for k in ("3", "5", "10+"))
+    with pytest.raises(SystemExit) as e:
+        bench.main(["greedy", "nobody"])
+    assert e.value.code == 2
