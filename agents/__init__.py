@@ -89,6 +89,18 @@ def check_spec(spec: str) -> None:
         check(**kwargs)
 
 
+def check_at_table(specs: Collection[str], num_players: int, rules: Any) -> None:
+    """Check each spec (:func:`check_spec`) and that its player takes a seat at this
+    table (its ``check_table``: a model for another table is refused): ``ValueError``
+    naming the first that does not, before any game is played."""
+    for spec in specs:
+        check_spec(spec)
+        player = from_spec(spec)
+        check = getattr(player, "check_table", None)
+        if callable(check):
+            check(num_players, rules)
+
+
 def from_spec(spec: str) -> Any:
     """A player from a command-line spec (see the module docstring): ``"greedy"``,
     ``"greedy:knock_at=27"``, ``"mypkg.bots:EarlyKnocker:first=20"``,

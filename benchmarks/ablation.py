@@ -43,11 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules.preset(args.rules)
         if args.games < 1 or args.workers < 1:
             raise ValueError("--games and --workers must be at least 1")
-        for spec in (args.a, args.b, *args.opponents):
-            agents.check_spec(spec)
-            player = agents.from_spec(spec)
-            if hasattr(player, "check_table"):
-                player.check_table(1 + len(args.opponents), rules)
+        agents.check_at_table((args.a, args.b, *args.opponents), 1 + len(args.opponents), rules)
     except ValueError as e:
         parser.error(str(e))
     from tqdm import tqdm

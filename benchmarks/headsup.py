@@ -84,11 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.games < 1 or args.workers < 1:
             raise ValueError("--games and --workers must be at least 1")
         rules.check_num_players(args.players)
-        for spec in (args.a, args.b, args.opponent):
-            agents.check_spec(spec)
-            player = agents.from_spec(spec)
-            if hasattr(player, "check_table"):
-                player.check_table(args.players, rules)
+        agents.check_at_table((args.a, args.b, args.opponent), args.players, rules)
     except ValueError as e:
         parser.error(str(e))
     from tqdm import tqdm

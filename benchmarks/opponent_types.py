@@ -82,11 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         rules.check_num_players(args.players)
         if args.games < 4 or args.workers < 1:
             raise ValueError("--games must be at least 4 and --workers at least 1")
-        for spec in (args.first, args.second, args.observer):
-            agents.check_spec(spec)
-            player = agents.from_spec(spec)
-            if hasattr(player, "check_table"):
-                player.check_table(args.players, rules)
+        agents.check_at_table((args.first, args.second, args.observer), args.players, rules)
     except ValueError as e:
         parser.error(str(e))
     from rich.console import Console
