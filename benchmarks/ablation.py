@@ -23,6 +23,7 @@ import time
 import agents
 from agents.gauntlet import by_players_in, pair_row, play_pair
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.command import add_game_options
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,10 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("a", help="the player measured (a player spec)")
     parser.add_argument("b", help="the player it is measured against, in the same seat")
     parser.add_argument("--opponents", nargs="+", default=["expert"] * 3, help="the other seats' specs")
-    parser.add_argument("--games", type=int, default=4000, help="games each player plays")
-    parser.add_argument("--rules", default="standard", help="a rules preset")
-    parser.add_argument("--seed", type=int, default=1, help="the deals' seed")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    add_game_options(parser, games=4000, seed=1, players=None)
     parser.add_argument(
         "--by-players-in", action="store_true", help="also split lives a round by the players dealt in"
     )

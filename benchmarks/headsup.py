@@ -27,6 +27,7 @@ import agents
 from thirtyone_env.game.deal import new_game
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.starts import endgame_standing
+from thirtyone_env.harness.command import add_game_options
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
 from thirtyone_env.harness.evaluation import mean_ci, ratio_difference_ci
 
@@ -69,11 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--opponent", default="greedy", help="the spec of the seat left in (and of the seats out)"
     )
-    parser.add_argument("--players", type=int, default=4, help="the table's size (the model's table)")
-    parser.add_argument("--games", type=int, default=8000, help="games each player plays")
-    parser.add_argument("--rules", default="standard", help="a rules preset scored in lives")
-    parser.add_argument("--seed", type=int, default=77, help="the games' seed")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    add_game_options(parser, games=8000, seed=77, rules_help="a rules preset scored in lives")
     args = parser.parse_args(argv)
     try:
         rules = Rules.preset(args.rules)

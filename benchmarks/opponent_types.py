@@ -25,6 +25,7 @@ import agents
 from thirtyone_env.game.deal import new_game
 from thirtyone_env.game.encoding import HISTORY_ROUNDS, ObsLayout, encode_flat
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.command import add_game_options
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
 
 CHUNK = 50  #: games a worker plays per task
@@ -71,11 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("first", help="one kind of opponent (a player spec)")
     parser.add_argument("second", help="the other kind")
     parser.add_argument("--observer", default="greedy", help="the player in seat 0, whose view is read")
-    parser.add_argument("--players", type=int, default=4, help="the table's size")
-    parser.add_argument("--games", type=int, default=1000, help="games, half with each kind")
-    parser.add_argument("--rules", default="standard", help="a rules preset")
-    parser.add_argument("--seed", type=int, default=5, help="the games' seed")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    add_game_options(parser, games=1000, seed=5, games_help="games, half with each kind")
     args = parser.parse_args(argv)
     try:
         rules = Rules.preset(args.rules)

@@ -1,8 +1,10 @@
 """How the command-line tools end a run: one line on stderr and an exit status, never
-a traceback (0 done, 2 an error, 130 interrupted)."""
+a traceback (0 done, 2 an error, 130 interrupted); and the table options the
+benchmarks that play games share."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 
@@ -23,3 +25,23 @@ def run_command(prog: str, what: str, body: Callable[[], int], interrupted: str 
     except Exception as e:  # a player's own failure: named, never a traceback
         print(f"{prog}: error: {what} stopped: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
+
+
+def add_game_options(
+    parser: argparse.ArgumentParser,
+    *,
+    games: int,
+    seed: int,
+    players: int | None = 4,
+    games_help: str = "games each player plays",
+    rules_help: str = "a rules preset",
+) -> None:
+    """Add the options of a tool that plays seeded games on worker processes:
+    ``--players`` (unless ``players`` is None: the tool counts the seats itself),
+    ``--games``, ``--rules``, ``--seed`` and ``--workers``, with these defaults."""
+    if players is not None:
+        parser.add_argument("--players", type=int, default=players, help="the table's size")
+    parser.add_argument("--games", type=int, default=games, help=games_help)
+    parser.add_argument("--rules", default="standard", help=rules_help)
+    parser.add_argument("--seed", type=int, default=seed, help="the games' seed")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
