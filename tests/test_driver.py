@@ -22,7 +22,7 @@ from thirtyone_env.game.engine import (
     new_game,
 )
 from thirtyone_env.game.policies import GreedyPolicy
-from thirtyone_env.game.rewards import LIVES, WIN, seat_reward, settled_reward
+from thirtyone_env.game.rewards import LIVES, RATE, WIN, seat_reward, settled_reward
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.views import player_view
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players, rollout_value, round_value
@@ -246,20 +246,25 @@ def _result(losses, eliminated=(), gains=()) -> RoundResult:
         (WIN, -1.0, True, False, -1.0),
         (WIN, 0.0, False, True, 1.0),
         (WIN, -1.0, False, False, 0.0),
+        (RATE, -2.0, False, False, -1.75),
+        (RATE, 0.0, False, True, 0.25),
+        (RATE, -1.0, True, False, -0.75),
     ],
 )
 def test_settled_reward(kind, gain, eliminated, won, expected):
-    assert settled_reward(kind, gain, eliminated, won) == expected
+    """The share (here a 4-seat table's 1/4) counts for ``"rate"`` alone."""
+    assert settled_reward(kind, gain, eliminated, won, 0.25) == expected
 
 
 def test_the_kernels_can_compile_the_same_reward():
     """numba compiles ``settled_reward`` as it is and agrees with Python."""
     numba = pytest.importorskip("numba")
     compiled = numba.njit(settled_reward)
-    for kind in (LIVES, WIN):
+    for kind in (LIVES, WIN, RATE):
         for eliminated in (False, True):
             for won in (False, True):
-                assert compiled(kind, -2.0, eliminated, won) == settled_reward(kind, -2.0, eliminated, won)
+                args = (kind, -2.0, eliminated, won, 1 / 3)
+                assert compiled(*args) == settled_reward(*args)
 
 
 def test_seat_reward_of_a_result():
@@ -267,6 +272,9 @@ def test_seat_reward_of_a_result():
     assert [seat_reward(LIVES, lives_result, p, ()) for p in range(3)] == [0.0, -2.0, -1.0]
     assert [seat_reward(WIN, lives_result, p, ()) for p in range(3)] == [0.0, -1.0, 0.0]
     assert [seat_reward(WIN, lives_result, p, (0,)) for p in range(3)] == [1.0, -1.0, 0.0]
+    assert [seat_reward(RATE, lives_result, p, ()) for p in range(3)] == pytest.approx(
+        [1 / 3, -5 / 3, -2 / 3]
+    )
     points = _result((0, 0, 0), gains=(6, 0, 3))
     assert [seat_reward(LIVES, points, p, ()) for p in range(3)] == [6.0, 0.0, 3.0]
     legacy = _result((0, 1, 0))  # a result without gains: minus the lives lost

@@ -150,6 +150,32 @@ def test_lives_reward_and_round_episode():
     assert result.reason == "knock" and result.knocker == 1
 
 
+def test_rate_reward_pays_a_share_for_every_round_played():
+    """``reward="rate"``: the lives reward plus 1/4 (a 4-seat table's fair share) for
+    each round settled with the agent in, the rounds skipped at ``reset`` included;
+    exactly, step for step, against the same games under ``reward="lives"``."""
+    deck = stacked_deck(["As Ks Qd", "2c 3c 4c", "Ad Kd 5h", "Ah Kh 6s"], upcard="9s", dealer=0)
+    env = ThirtyOneEnv(seat=1, episode="round", reward="rate", illegal_action="raise")
+    env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    assert env.step(KNOCK)[1] == -2.0 + 0.25
+    rate, lives = ThirtyOneEnv(reward="rate"), ThirtyOneEnv(reward="lives")
+    rng = np.random.default_rng(5)
+    for seed in range(30):
+        a, b = rate.reset(seed=seed)[1], lives.reset(seed=seed)[1]
+        rounds = len(a.get("skipped_rounds", ()))
+        total = 0.0
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(a["action_mask"])))
+            _, r_rate, done, _, a = rate.step(action)
+            _, r_lives, _, _, b = lives.step(action)
+            rounds += len(a.get("round_results", ()))
+            total += r_rate - r_lives
+        assert total == pytest.approx(0.25 * rounds)
+    with pytest.raises(ValueError, match="reward='rate' is for lives games"):
+        ThirtyOneEnv(rules="no_elimination", reward="rate")
+
+
 def test_win_reward_on_elimination():
     deck = stacked_deck(["As Ks Qd", "2c 3c 4c", "Ad Kd 5h", "Ah Kh 6s"], upcard="9s", dealer=0)
     env = ThirtyOneEnv(rules=thirtyone_env.Rules(lives=1, free_ride=False), seat=1, reward="win")

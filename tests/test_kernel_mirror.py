@@ -134,7 +134,7 @@ def stock_games(draw):
     opponents = draw(st.text("gGr", min_size=n - 1, max_size=n - 1))
     seat = draw(st.sampled_from(["random", *range(n)]))
     episode = draw(st.sampled_from(["game", "round"]))
-    reward = draw(st.sampled_from(["lives", "win"]))
+    reward = draw(st.sampled_from(["lives", "win", "rate"]))
     return rules, n, opponents, {"seat": seat, "episode": episode, "reward": reward}
 
 

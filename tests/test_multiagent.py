@@ -136,6 +136,22 @@ def test_win_reward_and_illegal_move_ends_the_game():
     assert min(env.rewards.values()) == -1
 
 
+def test_rate_reward_is_the_lives_reward_plus_a_share_a_round():
+    """Same seed and moves: each agent's ``"rate"`` return is its ``"lives"`` return
+    plus 1/3 for every round it was dealt into (the winner: every round of the game)."""
+    returns, states = {}, {}
+    for reward in ("lives", "rate"):
+        env = multiagent.env(num_players=3, reward=reward)
+        seen = random_game(env, 4)
+        returns[reward] = {a: sum(r for agent, r, _ in seen if agent == a) for a in env.possible_agents}
+        states[reward] = env.unwrapped.state_
+    state = states["rate"]
+    rounds = {a: round(3 * (returns["rate"][a] - returns["lives"][a]), 9) for a in returns["rate"]}
+    assert all(float(r).is_integer() and r >= 1 for r in rounds.values())
+    (winner,) = state.winners
+    assert rounds[f"player_{winner}"] == state.round_no == max(rounds.values())
+
+
 def test_bad_arguments_name_the_problem():
     with pytest.raises(ValueError, match="reward"):
         multiagent.raw_env(reward="money")

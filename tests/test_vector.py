@@ -25,6 +25,7 @@ def _single_envs(n_games, num_players, rules, opponents, seed, **kw):
         ("dutch", 6, ("greedy",) * 5, {"reward": "win"}),
         ("cut_throat", 2, ("random",), {}),
         ("standard", 4, ("greedy", "random", "greedy"), {"endgame": 0.5}),  # drawn heads-up ends
+        ("standard", 4, ("random", "greedy", "greedy"), {"reward": "rate", "endgame": 0.3}),
         ("standard", 3, ("random", "greedy"), {"endgame": 1.0, "episode": "round"}),
         ("standard", 4, ("greedy", "random", "greedy"), {"opponent_history": True}),
         ("pagat", 3, ("random", "greedy"), {"opponent_history": True, "endgame": 0.3}),

@@ -56,7 +56,9 @@ class TrainConfig:
     players: int = option(4, "table size")
     seat: str = option("random", "the learner's seat: 'random' or 0..players-1")
     episode: str = option("game", "'game' or 'round'")
-    reward: str = option("lives", "'lives' or 'win'")
+    reward: str = option(
+        "lives", "'lives', 'win' or 'rate' (lives plus 1/players a round played: lives lost a round)"
+    )
     obs_encoding: str = option("flat", "'flat' (MlpPolicy) or 'dict' (MultiInputPolicy)")
     opponent_history: bool = option(
         False,

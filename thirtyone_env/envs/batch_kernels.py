@@ -58,7 +58,7 @@ from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTI
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
 from thirtyone_env.game.encoding import TURN_SCALE, history_features
 from thirtyone_env.game.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
-from thirtyone_env.game.rewards import LIVES, WIN, settled_reward
+from thirtyone_env.game.rewards import LIVES, RATE, WIN, settled_reward
 from thirtyone_env.game.starts import ENDGAME_SCALE
 from thirtyone_env.game.state import (
     NUM_TALLY,
@@ -530,7 +530,9 @@ def play_opponents(
         if phase >= ROUND_OVER:
             outcome = g[i, G_OUTCOME]
             loss = seat_i[i, me, S_LOSS]
-            rew[i] += reward_of(R[R_REWARD], -float(loss), (outcome & ELIMINATED) != 0, (outcome & WON) != 0)
+            rew[i] += reward_of(
+                R[R_REWARD], -float(loss), (outcome & ELIMINATED) != 0, (outcome & WON) != 0, 1.0 / n
+            )
             for p in range(n):
                 seat_i[i, p, S_LOSS] = 0
             if phase == GAME_OVER or seat_i[i, me, S_ACTIVE] == 0 or R[R_EPISODE] == EPISODE_ROUND:
@@ -962,13 +964,14 @@ def baked_constants():
         NUM_ACTIONS, NUM_CARDS, PAIR_STRIDE, TURN_SCALE, R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE,
         R_MAX_TURNS, R_EXHAUSTED, R_TIE, R_PENALTY, R_FREE_RIDE, R_MAX_ROUNDS, R_LIVES, R_EPISODE,
         R_REWARD, EXHAUSTED_RESHUFFLE, EXHAUSTED_SHOWDOWN, TIE_KNOCKER_PAYS, TIE_KNOCKER_SAFE,
-        TIE_KNOCKER_PAYS_PENALTY, EPISODE_ROUND, LIVES, WIN, NUM_TALLY, T_ROUNDS, T_KNOCKS,
+        TIE_KNOCKER_PAYS_PENALTY, EPISODE_ROUND, LIVES, WIN, RATE, NUM_TALLY, T_ROUNDS, T_KNOCKS,
         T_KNOCK_TURNS, T_KNOCKS_SHOWN, T_KNOCK_VALUE2, T_SHOWDOWNS, T_SHOWN_VALUE2, T_DRAWS, T_PICKUPS,
         # and the history row (its scales are baked in)
         history_row((10, 3, 20, 2, 120, 9, 500, 30, 7), 31.0),
         # the reward function is compiled into the kernels too (a change to it leaves
         # them stale the same way)
-        reward_of(LIVES, -2.0, False, False), reward_of(LIVES, 1.0, True, True),
-        reward_of(WIN, -2.0, True, False), reward_of(WIN, -1.0, False, True),
-        reward_of(WIN, -1.0, False, False), reward_of(WIN, 0.0, True, True),
+        reward_of(LIVES, -2.0, False, False, 0.25), reward_of(LIVES, 1.0, True, True, 0.25),
+        reward_of(WIN, -2.0, True, False, 0.25), reward_of(WIN, -1.0, False, True, 0.25),
+        reward_of(WIN, -1.0, False, False, 0.25), reward_of(WIN, 0.0, True, True, 0.25),
+        reward_of(RATE, -2.0, False, False, 0.25), reward_of(RATE, 0.0, True, False, 1.0 / 3.0),
     )  # fmt: skip

@@ -18,6 +18,12 @@ Rewards:
 - ``"win"``: +1 when the game ends with the agent among the winners, -1 when the agent
   is eliminated, else 0. Meant for ``episode="game"``; in one-round episodes it is
   nonzero only when that round decides the game.
+- ``"rate"`` (lives games): the ``"lives"`` reward plus ``1 / num_players`` for every
+  round settled with the agent in, its fair share of the life a round costs. A game
+  then returns ``rounds played / num_players - lives lost``: the linear form of the
+  *lives lost a round* that tournaments and the gauntlet report, which a seat lowers
+  by losing fewer lives and by staying in more rounds (``"lives"`` counts only the
+  first; an eliminated seat loses all its lives whenever it goes out).
 
 Episodes: ``"game"`` plays a whole game (it ends when the agent wins or is out);
 ``"round"`` plays one round of a fresh game (full lives). Rounds that end before the
@@ -42,6 +48,7 @@ from thirtyone_env.envs.env_options import (
     ILLEGAL_ACTION_MODES,
     RESET_OPTIONS,
     REWARDS,
+    check_reward,
     check_seat,
     choice,
     flag,
@@ -82,7 +89,7 @@ class ThirtyOneEnv(gym.Env):
             policies seated clockwise after the agent.
         seat: the agent's seat, or ``"random"`` (drawn each episode).
         episode: ``"game"`` or ``"round"`` (see the module doc).
-        reward: ``"lives"`` or ``"win"`` (see the module doc).
+        reward: ``"lives"``, ``"win"`` or ``"rate"`` (see the module doc).
         obs_encoding: ``"flat"`` (a ``Box``; ``env.obs_layout`` names its slices) or
             ``"dict"`` (a ``Dict`` of the same parts).
         illegal_action: ``"penalize"``: an illegal action ends the episode with reward
@@ -136,7 +143,7 @@ class ThirtyOneEnv(gym.Env):
         n = self.num_players
         self.seat_option = check_seat(seat, n)
         self.episode = choice("episode", episode, EPISODES)
-        self.reward_kind = choice("reward", reward, REWARDS)
+        self.reward_kind = check_reward(reward, self.rules.scoring)
         self._reward_index = REWARDS.index(reward)
         self.obs_encoding = choice("obs_encoding", obs_encoding, ENCODINGS)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)

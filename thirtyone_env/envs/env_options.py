@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 EPISODES = ("game", "round")
-REWARDS = ("lives", "win")  #: index = the reward kind of :mod:`thirtyone_env.game.rewards`
+REWARDS = ("lives", "win", "rate")  #: index = the reward kind of :mod:`thirtyone_env.game.rewards`
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 BACKENDS = ("python", "compiled")
 RESET_OPTIONS = ("deck", "dealer", "lives")
@@ -19,6 +19,15 @@ def choice(name: str, value: Any, allowed: tuple) -> Any:
     if value not in allowed:
         raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
     return value
+
+
+def check_reward(reward: Any, scoring: str) -> str:
+    """The reward option for a game scored by ``scoring``: one of :data:`REWARDS`;
+    ``"rate"`` counts lives, so a lives game only (``ValueError`` naming the problem)."""
+    choice("reward", reward, REWARDS)
+    if reward == "rate" and scoring != "lives":
+        raise ValueError(f"reward='rate' is for lives games; these rules score {scoring}")
+    return reward
 
 
 def check_seat(seat: Any, num_players: int) -> int | str:

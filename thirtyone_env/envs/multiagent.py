@@ -13,7 +13,8 @@ all-zero mask whenever it is not the one to act.
 Rewards per agent per step: the change of its standing at every settlement (minus the
 lives lost; the points or chips of ``no_elimination`` and ``banking``), as in the
 single-agent env's ``"lives"`` reward; ``reward="win"`` gives +1 to the winners and -1
-to each player as it is eliminated. A player leaves (``terminations[agent]``) when it
+to each player as it is eliminated; ``reward="rate"`` adds ``1 / num_players`` to the
+``"lives"`` reward of each player in a settled round. A player leaves (``terminations[agent]``) when it
 is eliminated; the game ends when one is left (or at the rules' round limit).
 
 ``infos[agent]["round_result"]`` is the last round's result as that agent saw it
@@ -31,7 +32,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from thirtyone_env.envs.env_options import REWARDS, flag
+from thirtyone_env.envs.env_options import REWARDS, check_reward, flag
 from thirtyone_env.envs.spaces import dict_space, flat_space
 from thirtyone_env.game.actions import check_action_id, num_actions
 from thirtyone_env.game.encoding import ENCODINGS, ObsLayout, encode_dict, encode_flat
@@ -86,8 +87,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             raise ValueError(
                 f"obs_encoding={obs_encoding!r} is not allowed; allowed values: {list(ENCODINGS)}"
             )
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is not allowed; allowed values: {list(REWARDS)}")
+        check_reward(reward, self.rules.scoring)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; allowed: {self.metadata['render_modes']}"

@@ -10,18 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
-LIVES, WIN = 0, 1  #: reward kinds: "lives" and "win" (their index in ``env_options.REWARDS``)
+LIVES, WIN, RATE = 0, 1, 2  #: reward kinds: "lives", "win", "rate" (their index in ``env_options.REWARDS``)
 
 
-def settled_reward(kind: int, gain: float, eliminated: bool, won: bool) -> float:
-    """The reward of one settlement for one seat.
+def settled_reward(kind: int, gain: float, eliminated: bool, won: bool, share: float) -> float:
+    """The reward of one settlement for one seat (dealt into the round settled).
 
     ``kind`` LIVES: ``gain``, the seat's change of standing (minus the lives lost; the
-    points or chips of the scored games). ``kind`` WIN: -1 when this settlement
-    eliminates the seat, +1 when it ends the game with the seat among the winners
-    (``won``), else 0 (the engine never makes an eliminated seat a winner)."""
+    points or chips of the scored games). ``kind`` RATE: ``gain + share``, ``share``
+    being the seat's fair share of a round's cost (1 / the table's seats): a round
+    played is worth that much, so a game's return is ``share * rounds - lives lost``,
+    the linear form of *lives lost a round* (the tournament's and the gauntlet's
+    measure, a ratio that a seat also lowers by surviving more rounds). ``kind`` WIN:
+    -1 when this settlement eliminates the seat, +1 when it ends the game with the seat
+    among the winners (``won``), else 0 (the engine never makes an eliminated seat a
+    winner)."""
     if kind == LIVES:
         return gain
+    if kind == RATE:
+        return gain + share
     if eliminated:
         return -1.0
     if won:
@@ -34,4 +41,4 @@ def seat_reward(kind: int, result: Any, seat: int, winners: tuple[int, ...]) -> 
     ``seat``; ``winners`` are the game's winners when this settlement ended the game,
     else ``()``."""
     gain = float(result.gains[seat]) if result.gains else -float(result.losses[seat])
-    return settled_reward(kind, gain, seat in result.eliminated, seat in winners)
+    return settled_reward(kind, gain, seat in result.eliminated, seat in winners, 1.0 / len(result.losses))
