@@ -21,6 +21,13 @@ is positive: the hidden cards enter only through the outcomes, never the input, 
 the learner sees nothing it could not see at a table. ``behaviour`` lets another
 player (the learner itself: DAgger) choose the moves that are played while the teacher
 labels them, so the data covers the positions the learner reaches.
+
+``move_rollouts`` measures every move instead: on each decision with a choice, every
+legal move is played on copies of the true position with the same paired play-outs
+(``move_values``, the mean value of each of ``move_actions``). That is the data of a
+policy-improvement step (:mod:`agents.improvement`): a network fitted to prefer the
+moves of higher measured value, seeing only the observation, learns the better move
+*given what it sees*, as the measured knock does for the knock alone.
 """
 
 from __future__ import annotations
@@ -53,11 +60,23 @@ class Demonstrations:
     #: (NaN where not measured); ``None``: nothing measured
     knock_gain: np.ndarray | None = None
     alternatives: np.ndarray | None = None  #: (N,) int64: the teacher's best move other than KNOCK
+    #: (N, K) int64: the legal moves measured at each decision (-1 pads; all -1: none)
+    move_actions: np.ndarray | None = None
+    move_values: np.ndarray | None = None  #: (N, K) float32: their mean measured values (NaN pads)
     #: where and how they were collected (JSON-able: the table's rules and size, the
     #: teacher, ...); ``None`` for files saved before it was recorded
     meta: dict[str, Any] | None = None
 
-    FIELDS = ("obs", "masks", "actions", "returns", "knock_gain", "alternatives")
+    FIELDS = (
+        "obs",
+        "masks",
+        "actions",
+        "returns",
+        "knock_gain",
+        "alternatives",
+        "move_actions",
+        "move_values",
+    )
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -77,10 +96,27 @@ class Demonstrations:
             np.concatenate([getattr(p, f) for p in parts]) for f in ("obs", "masks", "actions", "returns")
         ]
         meta = parts[0].meta if all(p.meta == parts[0].meta for p in parts) else None
-        if all(p.knock_gain is None for p in parts):
-            return cls(*fixed, meta=meta)
-        gains, alternatives = zip(*(p.measured() for p in parts), strict=True)
-        return cls(*fixed, np.concatenate(gains), np.concatenate(alternatives), meta=meta)
+        knocks: tuple[Any, Any] = (None, None)
+        if any(p.knock_gain is not None for p in parts):
+            gains, alternatives = zip(*(p.measured() for p in parts), strict=True)
+            knocks = (np.concatenate(gains), np.concatenate(alternatives))
+        moves: tuple[Any, Any] = (None, None)
+        if any(p.move_actions is not None for p in parts):
+            width = max(p.move_actions.shape[1] for p in parts if p.move_actions is not None)
+            filled = [p.moves(width) for p in parts]
+            moves = (np.concatenate([a for a, _ in filled]), np.concatenate([v for _, v in filled]))
+        return cls(*fixed, *knocks, *moves, meta=meta)
+
+    def moves(self, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """``move_actions`` and ``move_values`` padded to ``width`` columns (-1 and NaN;
+        every row unmeasured where nothing was)."""
+        n = len(self)
+        actions = np.full((n, width), -1, dtype=np.int64)
+        values = np.full((n, width), np.nan, dtype=np.float32)
+        if self.move_actions is not None and self.move_values is not None:
+            k = self.move_actions.shape[1]
+            actions[:, :k], values[:, :k] = self.move_actions, self.move_values
+        return actions, values
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The fields to save (``numpy.savez``), the unmeasured ones left out; ``meta``
@@ -95,7 +131,7 @@ class Demonstrations:
         """Read what :meth:`arrays` saved, never unpickling (``KeyError``/``ValueError``/
         ``OSError`` on a damaged file). Files without ``meta`` load with ``meta=None``."""
         with np.load(path, allow_pickle=False) as d:
-            optional = [d[f] if f in d.files else None for f in ("knock_gain", "alternatives")]
+            optional = [d[f] if f in d.files else None for f in cls.FIELDS[4:]]
             meta = json.loads(str(d["meta"])) if "meta" in d.files else None
             if meta is not None and not isinstance(meta, dict):
                 raise ValueError("its meta is not a JSON object")
@@ -109,8 +145,10 @@ class Demonstrations:
         n = len(self.actions)
         arrays = {f: getattr(self, f) for f in self.FIELDS if getattr(self, f) is not None}
         kinds = {"obs": "fiu", "masks": "b", "actions": "iu", "returns": "fiu", "knock_gain": "f"}
-        kinds["alternatives"] = "iu"
+        kinds.update(alternatives="iu", move_actions="iu", move_values="f")
         widths = {"obs": obs_size, "masks": num_actions}
+        if "move_actions" in arrays:
+            widths["move_actions"] = widths["move_values"] = arrays["move_actions"].shape[-1]
         for name, a in arrays.items():
             ndim = 2 if name in widths else 1
             if a.ndim != ndim or a.dtype.kind not in kinds[name]:
@@ -140,22 +178,48 @@ class Demonstrations:
             illegal = np.flatnonzero(~self.masks[rows, ids])
             if len(illegal):
                 raise ValueError(f"{name}[{illegal[0]}]={ids[illegal[0]]} is not legal under its mask")
+        if ("move_actions" in arrays) != ("move_values" in arrays):
+            raise ValueError("move_actions and move_values come together: one of them is missing")
+        if "move_actions" in arrays:
+            self._check_moves(num_actions)
+
+    def _check_moves(self, num_actions: int) -> None:
+        """The measured moves: ids of legal moves or -1, each with a finite value."""
+        ids, values = self.move_actions, self.move_values
+        assert ids is not None and values is not None
+        bad = np.argwhere((ids < -1) | (ids >= num_actions))
+        if len(bad):
+            r, c = bad[0]
+            raise ValueError(
+                f"move_actions[{r}, {c}]={ids[r, c]} is not an action id 0..{num_actions - 1} or -1"
+            )
+        given = ids >= 0
+        rows = np.broadcast_to(np.arange(len(ids))[:, None], ids.shape)
+        illegal = np.argwhere(given & ~self.masks[rows, np.where(given, ids, 0)])
+        if len(illegal):
+            r, c = illegal[0]
+            raise ValueError(f"move_actions[{r}, {c}]={ids[r, c]} is not legal under its mask")
+        unvalued = np.argwhere(given & ~np.isfinite(values))
+        if len(unvalued):
+            r, c = unvalued[0]
+            raise ValueError(f"move_values[{r}, {c}] is not a finite value for move {ids[r, c]}")
 
 
-#: Measured knocks whose play-outs run together: one batch of compiled games
+#: Measured decisions (knocks or all moves) whose play-outs run together: one batch of compiled games
 #: (:func:`~thirtyone_env.envs.playouts.measure_many`) per this many positions.
 KNOCK_BATCH = 512
 
 
 @dataclass(frozen=True)
-class _Knock:
-    """A decision whose knock is to be measured: the collection's ``row``, a copy of the
-    true position, the teacher's best other move, the players of each seat in the
-    play-outs and the play-outs' seed."""
+class _Measure:
+    """A decision whose moves are to be measured: the collection's ``row``, a copy of
+    the true position, the moves to play there (KNOCK and the teacher's best other
+    move, or every legal move), the players of each seat in the play-outs and the
+    play-outs' seed."""
 
     row: int
     state: Any
-    alternative: int
+    actions: tuple[int, ...]
     table: tuple[Any, ...]
     seed: np.random.SeedSequence
 
@@ -177,38 +241,39 @@ def _table_move(env: Any, teacher: Any) -> Any:
     return _move_of(env, _seated(env, teacher))
 
 
-def _pending_knock(env: Any, teacher: Any, row: int, alternative: int, rng: np.random.Generator) -> _Knock:
-    """The knock at ``env``'s current decision, ``teacher`` playing on in the agent's
+def _pending(env: Any, teacher: Any, row: int, actions: Sequence[int], rng: np.random.Generator) -> _Measure:
+    """``actions`` at ``env``'s current decision, ``teacher`` playing on in the agent's
     seat (the seed drawn from ``rng`` now)."""
     seed = np.random.SeedSequence(int(rng.integers(2**63)))
-    return _Knock(row, clone_state(env.state), int(alternative), _seated(env, teacher), seed)
+    return _Measure(row, clone_state(env.state), tuple(int(a) for a in actions), _seated(env, teacher), seed)
 
 
-def _knock_gains(
-    env: Any, knocks: list[_Knock], rollouts: int, elimination_penalty: float, objective: str
+def _values(
+    env: Any, pending: list[_Measure], rollouts: int, elimination_penalty: float, objective: str
 ) -> np.ndarray:
-    """Each knock's gain: the mean over ``rollouts`` paired play-outs of the value of
-    KNOCK minus that of its alternative, on the compiled kernels where they play the
-    table (:func:`~thirtyone_env.envs.playouts.compiled`; the same values), else in
-    the engine one position at a time."""
-    if all(compiled(k.state, k.table) for k in knocks):
+    """``(len(pending), A)``: each position's moves' mean values over ``rollouts``
+    paired play-outs (``A`` the most moves of any; NaN past a position's own), on the
+    compiled kernels where they play the table
+    (:func:`~thirtyone_env.envs.playouts.compiled`; the same values), else in the
+    engine one position at a time."""
+    width = max(len(m.actions) for m in pending)
+    out = np.full((len(pending), width), np.nan)
+    if all(compiled(m.state, m.table) for m in pending):
+        # one batch needs as many moves per position: the short ones repeat their first
+        padded = [m.actions + (m.actions[0],) * (width - len(m.actions)) for m in pending]
         values = measure_many(
-            [k.state for k in knocks],
-            [(KNOCK, k.alternative) for k in knocks],
-            [k.table for k in knocks],
-            [k.seed for k in knocks],
-            rollouts,
-            elimination_penalty=elimination_penalty,
-            objective=objective,
-        )
-        return (values[:, 0] - values[:, 1]).mean(axis=1)
-    out = np.empty(len(knocks))
-    for j, k in enumerate(knocks):
+            [m.state for m in pending], padded, [m.table for m in pending], [m.seed for m in pending],
+            rollouts, elimination_penalty=elimination_penalty, objective=objective,
+        ).mean(axis=2)  # fmt: skip
+        for j, m in enumerate(pending):
+            out[j, : len(m.actions)] = values[j, : len(m.actions)]
+        return out
+    for j, m in enumerate(pending):
         values = measure(
-            k.state, (KNOCK, k.alternative), _move_of(env, k.table), k.seed, rollouts,
+            m.state, m.actions, _move_of(env, m.table), m.seed, rollouts,
             elimination_penalty=elimination_penalty, objective=objective,
         )  # fmt: skip
-        out[j] = (values[0] - values[1]).mean()
+        out[j, : len(m.actions)] = values.mean(axis=1)
     return out
 
 
@@ -230,8 +295,10 @@ def knock_gain(
     same). The value is minus the lives lost (``elimination_penalty`` more for going
     out), or with ``objective`` ``"win"`` the chance to win the game afterwards, in
     lives at the start. :func:`collect` measures its knocks this way, in batches."""
-    knock = _pending_knock(env, teacher, 0, alternative, rng)
-    return float(_knock_gains(env, [knock], rollouts, elimination_penalty, objective)[0])
+    values = _values(
+        env, [_pending(env, teacher, 0, (KNOCK, alternative), rng)], rollouts, elimination_penalty, objective
+    )
+    return float(values[0, 0] - values[0, 1])
 
 
 def _move(player: Any, base: Any, obs: np.ndarray, mask: np.ndarray) -> int:
@@ -259,6 +326,7 @@ def collect(
     elimination_penalty: float = 0.0,
     continuation: str = "teacher",
     objective: str = "lives",
+    move_rollouts: int = 0,
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
     flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
@@ -271,7 +339,11 @@ def collect(
     demonstrations of the shipped agent's recipe were measured in lives alone). With
     ``objective="win"`` it is the gain in the chance to win the game, in lives at the
     start (:mod:`~thirtyone_env.harness.equity`): the last life and an opponent's
-    elimination count for what they do to the game."""
+    elimination count for what they do to the game. With ``move_rollouts`` > 0 instead,
+    every decision with a choice has all its legal moves measured the same way
+    (``move_actions``, ``move_values``: each move's mean value, by the same objective)."""
+    if knock_rollouts and move_rollouts:
+        raise ValueError("knock_rollouts and move_rollouts: give one (measured moves include the knock)")
     if continuation not in ("teacher", "behaviour"):
         raise ValueError(
             f"continuation={continuation!r} is not allowed; allowed values: ['teacher', 'behaviour']"
@@ -288,11 +360,16 @@ def collect(
     rng = np.random.default_rng(seed)
     players = [teacher] if behaviour is None else [teacher, behaviour]
     check_seated(players, base.num_players, base.rules)
-    waiting: list[_Knock] = []  # measured knocks whose play-outs are still to run
+    waiting: list[_Measure] = []  # measured decisions whose play-outs are still to run
+    moves: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}  # row: its moves and their values
 
     def measure_waiting() -> None:
-        gains = _knock_gains(base, waiting, knock_rollouts, elimination_penalty, objective)
-        gain_buf[[k.row for k in waiting]] = gains
+        if move_rollouts:
+            values = _values(base, waiting, move_rollouts, elimination_penalty, objective)
+            moves.update((m.row, (m.actions, values[j])) for j, m in enumerate(waiting))
+        else:
+            values = _values(base, waiting, knock_rollouts, elimination_penalty, objective)
+            gain_buf[[m.row for m in waiting]] = values[:, 0] - values[:, 1]
         waiting.clear()
 
     n = 0
@@ -314,9 +391,11 @@ def collect(
                         others[KNOCK] = 0
                         alternative = _move(teacher, base, obs, others)
                     alt_buf[n] = alternative
-                    waiting.append(_pending_knock(base, follower, n, alternative, rng))
-                    if len(waiting) >= KNOCK_BATCH:
-                        measure_waiting()
+                    waiting.append(_pending(base, follower, n, (KNOCK, alternative), rng))
+                elif move_rollouts and mask.sum() > 1:
+                    waiting.append(_pending(base, follower, n, np.flatnonzero(mask), rng))
+                if len(waiting) >= KNOCK_BATCH:
+                    measure_waiting()
             if behaviour is not None:
                 action = _move(behaviour, base, obs, mask)
             obs, reward, terminated, truncated, info = env.step(action)
@@ -333,6 +412,16 @@ def collect(
         obs, info = env.reset()
     if waiting:
         measure_waiting()
+    if move_rollouts:
+        width = max((len(a) for a, _ in moves.values()), default=1)
+        move_actions = np.full((decisions, width), -1, dtype=np.int64)
+        move_values = np.full((decisions, width), np.nan, dtype=np.float32)
+        for row, (actions, values) in moves.items():
+            move_actions[row, : len(actions)] = actions
+            move_values[row, : len(actions)] = values[: len(actions)]
+        return Demonstrations(
+            obs_buf, mask_buf, act_buf, ret_buf, move_actions=move_actions, move_values=move_values
+        )
     if not knock_rollouts:
         return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf)
     return Demonstrations(obs_buf, mask_buf, act_buf, ret_buf, gain_buf, alt_buf)

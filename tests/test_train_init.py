@@ -33,6 +33,28 @@ def test_a_run_starts_from_the_models_networks_and_is_anchored_to_them(source, t
     assert '"endgame": 0.5' in config and str(source) in config
 
 
+def test_the_improvement_step_measures_the_models_moves_and_anchors_to_the_improved_policy(source, tmp_path):
+    """``--improve-decisions``: the model's decisions at the run's tables with every
+    legal move measured, saved in the run folder; its actor fitted to them, and PPO
+    anchored to the improved policy, not the one it started from."""
+    from agents.imitation import Demonstrations
+
+    done = run_train(
+        "--run-name", "imp", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
+        "--kl-coef", "0.1", "--improve-decisions", "150", "--improve-rollouts", "1",
+        "--improve-epochs", "3", "--improve-lr", "0.01",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "improvement step: 150 decisions" in done.stdout
+    demos = Demonstrations.load(tmp_path / "imp" / "improvement.npz")
+    assert len(demos) == 150 and (demos.move_actions >= 0).sum(axis=1).min() >= 2
+    assert demos.meta["model"] == str(source) and demos.meta["rollouts"] == 1
+    anchor = load_policy(tmp_path / "imp" / "anchor_policy.npz")
+    start = policy_from_zip(source.read_bytes())
+    obs = demos.obs.astype(np.float32)
+    assert not np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-3)
+
+
 def test_a_run_with_the_opponent_history_starts_from_a_model_without_it(source, tmp_path):
     """The model's input layers take the new inputs with zero weights: the run starts
     (and its anchor stays) where the model played, whatever the history says; the run's
@@ -80,6 +102,8 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
         (["--endgame", "1.5"], "endgame=1.5 must be a share in [0, 1]"),
         (["--endgame", "0.5", "--rules", "no_elimination"], "endgame starts are for lives games"),
         (["--kl-coef", "0.1"], "it needs --imitate or --init-from"),
+        (["--improve-decisions", "100"], "improve_decisions improves a trained model: it needs --init-from"),
+        (["--improve-objective", "chips"], "improve_objective='chips' is not allowed"),
     ],
 )
 def test_bad_warm_start_and_endgame_options_exit_2(tmp_path, extra, message):

@@ -115,6 +115,24 @@ class TrainConfig:
         "PPO instead of fresh ones, read without unpickling (same table, rules and net_arch); with "
         "--kl-coef the anchor is its policy; '' = fresh networks",
     )
+    improve_decisions: int = option(
+        0,
+        "a policy-improvement step before PPO (needs --init-from): the model plays this many of its "
+        "seat's decisions at the run's tables while every legal move is measured by paired play-outs "
+        "(it playing on), then its actor is fitted to prefer the moves of higher measured value "
+        "(agents/improvement.py); the anchor is the improved policy; 0: none",
+    )
+    improve_rollouts: int = option(8, "paired play-outs per measured move of the improvement step")
+    improve_epochs: int = option(8, "passes of the improvement step's fit over its decisions")
+    improve_lr: float = option(3e-5, "learning rate of the improvement step's fit")
+    improve_kl: float = option(
+        0.01, "weight of the KL divergence from the starting policy in the improvement step's fit"
+    )
+    improve_objective: str = option(
+        "lives",
+        "what the improvement step's play-outs value: 'lives' (lives lost in the round) or 'win' "
+        "(the chance to win the game, in lives at the start)",
+    )
     gauntlet_every: int = option(0, "steps between learning-curve gauntlets (0: never)")
     gauntlet_games: int = option(100, "games per table of the learning-curve gauntlet")
     imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
@@ -211,6 +229,7 @@ class TrainConfig:
             ("activation", self.activation, ACTIVATIONS),
             ("imitate_continuation", self.imitate_continuation, ("teacher", "behaviour")),
             ("imitate_knock_objective", self.imitate_knock_objective, OBJECTIVES),
+            ("improve_objective", self.improve_objective, OBJECTIVES),
         ):
             if value not in allowed:
                 raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
@@ -303,6 +322,19 @@ class TrainConfig:
             raise ValueError(
                 f"imitate_knock_rollouts={self.imitate_knock_rollouts!r} must be 0 (none) or more"
             )
+        if self.improve_decisions < 0:
+            raise ValueError(f"improve_decisions={self.improve_decisions!r} must be 0 (none) or more")
+        if self.improve_decisions and not self.init_from:
+            raise ValueError("improve_decisions improves a trained model: it needs --init-from")
+        for name in ("improve_rollouts", "improve_epochs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.improve_lr <= 0:
+            raise ValueError(f"improve_lr={self.improve_lr!r} must be positive")
+        if self.improve_kl < 0:
+            raise ValueError(f"improve_kl={self.improve_kl!r} must be 0 or more")
+        if self.improve_decisions and self.improve_objective == "win":
+            check_win_objective(Rules.resolve(self.rules), self.players)
         if self.imitate_sharpen <= 0:
             raise ValueError(f"imitate_sharpen={self.imitate_sharpen!r} must be positive")
         if self.imitate_sharpen != 1.0 and not self.imitate:

@@ -156,6 +156,10 @@ def run_locked(
             warm_start(model, config, progress, warm)
         if config.init_from and ckpt is None:
             load_initial_weights(model, warm, config.init_from, init_width(config))
+            if config.improve_decisions:
+                from agents.training.improvement import improvement_step
+
+                improvement_step(model, config, progress)
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))

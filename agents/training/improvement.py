@@ -1,0 +1,131 @@
+"""The policy-improvement step of a run started from a model (``--init-from`` with
+``--improve-decisions``; :mod:`agents.improvement`): the model's decisions at the run's
+tables, every legal move measured by paired play-outs with the model playing on,
+collected in fixed-size jobs (one child seed each: the same data on any worker count),
+saved in the run folder (``improvement.npz``; a run started again before its first
+checkpoint fits those instead of collecting again), then the fit of the model's actor."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from typing import Any
+
+from agents import portable
+from agents.training.collection import (
+    IMITATION_CHUNK,
+    read_demonstrations,
+    save_demonstrations,
+    table_of,
+)
+from agents.training.config import TrainConfig
+from agents.training.envs import make_env_fn
+from thirtyone_env.harness.parallel import ordered_map
+
+IMPROVEMENT = "improvement.npz"  #: the improvement step's measured decisions, in the run folder
+
+
+def model_spec(config: TrainConfig) -> str:
+    """The player spec of the model the run starts from (its deterministic argmax)."""
+    return f"ppo:path={config.init_from}"
+
+
+def improvement_meta(config: TrainConfig) -> dict[str, Any]:
+    """What the step's collection is: saved with it, compared when a run starts again."""
+    return {
+        "table": table_of(config),
+        "model": config.init_from,
+        "opponents": config.opponents,
+        "league": config.league,
+        "rollouts": config.improve_rollouts,
+        "objective": config.improve_objective,
+        "decisions": config.improve_decisions,
+        "seed": config.seed,
+        "chunk": IMITATION_CHUNK,
+    }
+
+
+def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
+    """One collection job (module level so worker processes and Ray can run it)."""
+    from agents.imitation import collect
+
+    config, seed, size, make_player = job
+    local = getattr(make_player, "local_spec", None)
+    if callable(local):  # a portable reader: the opponents' files written on this machine too
+        config = dataclasses.replace(config, opponents=",".join(local(s) for s in config.opponent_specs))
+    env = make_env_fn(config, -1)()
+    return collect(
+        env,
+        make_player(model_spec(config)),
+        size,
+        config.gamma,
+        seed,
+        move_rollouts=config.improve_rollouts,
+        objective=config.improve_objective,
+    )
+
+
+def collect_measured(config: TrainConfig, progress: bool) -> Any:
+    """The model's measured decisions, collected on the run's backend."""
+    from agents.imitation import Demonstrations
+
+    total = config.improve_decisions
+    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
+    jobs = list(zip(config.seeds.collection(len(sizes)), sizes, strict=True))
+    auto = 1 if config.vec == "dummy" else min(config.n_envs, len(jobs))
+    backend = config.backend(len(jobs), auto)
+    make_player = portable.reader([model_spec(config), *config.opponent_specs], backend)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="decision", unit_scale=True, desc="improve: measuring moves")
+    parts = []
+    try:
+        for part in ordered_map(_improve_chunk, [(config, s, n, make_player) for s, n in jobs], backend):
+            parts.append(part)
+            if bar:
+                bar.update(len(part))
+    finally:
+        if bar:
+            bar.close()
+    demos = Demonstrations.concat(parts)
+    demos.meta = improvement_meta(config)
+    return demos
+
+
+def improvement_step(model: Any, config: TrainConfig, progress: bool) -> dict[str, float]:
+    """Measure the model's moves (or read those this run saved), then fit its actor."""
+    from agents.improvement import improve
+
+    t0 = time.perf_counter()
+    path = config.run_dir / IMPROVEMENT
+    if path.exists():
+        demos = read_demonstrations(path)
+        if demos.meta != improvement_meta(config):
+            raise ValueError(f"{path} holds another collection than this run's improvement step: remove it")
+        print(f"improve: fitting the {len(demos):,} decisions saved in {path}", flush=True)
+    else:
+        try:
+            demos = collect_measured(config, progress)
+        except KeyboardInterrupt:
+            print("\ninterrupted while measuring the improvement step's moves", file=sys.stderr)
+            raise
+        save_demonstrations(demos, path)
+    stats = improve(
+        model,
+        demos,
+        config.improve_epochs,
+        lr=config.improve_lr,
+        kl_coef=config.improve_kl,
+        seed=config.seeds.learner,
+    )
+    print(
+        f"improvement step: {len(demos):,} decisions ({stats['rows']:,.0f} fitted, {stats['held_out']:,.0f} "
+        f"held out), {config.improve_epochs} epochs; held out: {stats.get('changed', float('nan')):.2%} of "
+        f"choices changed, measured gain {stats.get('gain', float('nan')):+.5f} "
+        f"(se {stats.get('gain_se', float('nan')):.5f}) a decision ({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
+    return stats
