@@ -117,12 +117,12 @@ class TrainConfig:
     )
     improve_decisions: int = option(
         0,
-        "a policy-improvement step before PPO (needs --init-from): the model plays this many of its "
-        "seat's decisions at the run's tables while every legal move is measured by paired play-outs "
-        "(it playing on), then its actor is fitted to prefer the moves of higher measured value "
-        "(agents/improvement.py); the anchor is the improved policy; 0: none",
+        "a step of policy improvement before PPO, from the init_from model: it plays this many of "
+        "its seat's decisions at the run's tables while every legal move is measured by paired "
+        "playouts (it playing on), then its actor is fitted to prefer the moves of higher measured "
+        "value (agents/improvement.py); the anchor is the improved policy; 0: none",
     )
-    improve_rollouts: int = option(8, "paired play-outs per measured move of the improvement step")
+    improve_rollouts: int = option(8, "paired playouts per measured move of the improvement step")
     improve_epochs: int = option(8, "passes of the improvement step's fit over its decisions")
     improve_lr: float = option(3e-5, "learning rate of the improvement step's fit")
     improve_kl: float = option(
