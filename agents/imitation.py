@@ -327,6 +327,7 @@ def collect(
     continuation: str = "teacher",
     objective: str = "lives",
     move_rollouts: int = 0,
+    players_in: int = 0,
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
     flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
@@ -341,12 +342,19 @@ def collect(
     start (:mod:`~thirtyone_env.harness.equity`): the last life and an opponent's
     elimination count for what they do to the game. With ``move_rollouts`` > 0 instead,
     every decision with a choice has all its legal moves measured the same way
-    (``move_actions``, ``move_values``: each move's mean value, by the same objective)."""
+    (``move_actions``, ``move_values``: each move's mean value, by the same objective).
+    ``players_in`` > 0 records only the decisions taken with at most that many players
+    still in the game (2: the heads-up end), the games played whole all the same, so
+    what the seat saw before (the opponent history) is what a real table showed."""
     if knock_rollouts and move_rollouts:
         raise ValueError("knock_rollouts and move_rollouts: give one (measured moves include the knock)")
     if continuation not in ("teacher", "behaviour"):
         raise ValueError(
             f"continuation={continuation!r} is not allowed; allowed values: ['teacher', 'behaviour']"
+        )
+    if players_in < 0 or players_in == 1:
+        raise ValueError(
+            f"players_in={players_in!r} must be 0 (every decision) or at least 2 (a decision has two in)"
         )
     follower = behaviour if continuation == "behaviour" and behaviour is not None else teacher
     base = env.unwrapped
@@ -376,12 +384,14 @@ def collect(
     obs, info = env.reset(seed=seed)
     while n < decisions:
         reset_players(players, rng)
-        start, rewards = n, []
+        rows, rewards = [], []  # rows: (step of the episode, row) of the recorded decisions
         done = False
         while not done:
             mask = info["action_mask"]
             action = _move(teacher, base, obs, mask)
-            if n < decisions:
+            record = n < decisions and (not players_in or sum(base.state.active) <= players_in)
+            if record:
+                rows.append((len(rewards), n))
                 obs_buf[n], mask_buf[n], act_buf[n] = obs, mask.astype(bool), action
                 alt_buf[n] = action
                 if knock_rollouts and mask[KNOCK] and base.state.knocker < 0 and mask.sum() > 1:
@@ -400,15 +410,16 @@ def collect(
                 action = _move(behaviour, base, obs, mask)
             obs, reward, terminated, truncated, info = env.step(action)
             rewards.append(reward)
-            n += 1
             done = terminated or truncated
-            if progress is not None:
-                progress(1)
-        g = 0.0
+            if record:
+                n += 1
+                if progress is not None:
+                    progress(1)
+        returns = np.zeros(len(rewards) + 1)
         for k in range(len(rewards) - 1, -1, -1):
-            g = rewards[k] + gamma * g
-            if start + k < decisions:
-                ret_buf[start + k] = g
+            returns[k] = rewards[k] + gamma * returns[k + 1]
+        for k, row in rows:
+            ret_buf[row] = returns[k]
         obs, info = env.reset()
     if waiting:
         measure_waiting()

@@ -47,6 +47,30 @@ def test_measured_moves_value_every_legal_move_and_leave_the_game_alone():
     assert np.array_equal(finite * 2, np.round(finite * 2))
 
 
+def test_players_in_records_only_the_heads_up_decisions_of_games_played_whole():
+    """``players_in=2`` keeps, of the same games, exactly the decisions taken with two
+    in, with their returns and the opponent history those games showed by then."""
+
+    def env():
+        return ThirtyOneEnv(
+            num_players=4, opponents=[agents.make(o) for o in ("greedy",) * 3], seat=0, opponent_history=True
+        )
+
+    layout = env().unwrapped.obs_layout
+    every = collect(env(), ExpertPlayer(), 4000, 0.99, seed=4)
+    heads_up = collect(env(), ExpertPlayer(), 150, 0.99, seed=4, players_in=2)
+    two_in = np.flatnonzero(every.obs[:, layout.slices["active"]].sum(axis=1) == 2)[:150]
+    assert len(two_in) == 150 and two_in[0] > 0  # the games before the heads-up end are played, not kept
+    for field in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(heads_up, field), getattr(every, field)[two_in])
+    assert (heads_up.obs[:, layout.slices["opponent_history"]] != 0).any(axis=1).all()
+    measured = collect(env(), ExpertPlayer(), 40, 0.99, seed=4, players_in=2, move_rollouts=2)
+    assert np.array_equal(measured.obs, heads_up.obs[:40])
+    assert np.isfinite(measured.move_values).any(axis=1).mean() > 0.5
+    with pytest.raises(ValueError, match="players_in=1 must be 0"):
+        collect(env(), ExpertPlayer(), 10, 0.99, seed=4, players_in=1)
+
+
 def test_a_known_loss_is_measured_the_same_as_by_the_knock_gain():
     """Heads-up against a known 30 with a 4: knocking costs exactly one life more than
     the teacher's other move in every play-out, measured as moves or as a knock."""

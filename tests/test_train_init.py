@@ -104,6 +104,8 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
         (["--kl-coef", "0.1"], "it needs --imitate or --init-from"),
         (["--improve-decisions", "100"], "improve_decisions improves a trained model: it needs --init-from"),
         (["--improve-objective", "chips"], "improve_objective='chips' is not allowed"),
+        (["--improve-players-in", "1"], "improve_players_in=1 must be 0 (every decision) or at least 2"),
+        (["--improve-players-in", "2"], "improve_players_in selects the improvement step's decisions"),
     ],
 )
 def test_bad_warm_start_and_endgame_options_exit_2(tmp_path, extra, message):

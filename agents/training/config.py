@@ -133,6 +133,12 @@ class TrainConfig:
         "what the improvement step's play-outs value: 'lives' (lives lost in the round) or 'win' "
         "(the chance to win the game, in lives at the start)",
     )
+    improve_players_in: int = option(
+        0,
+        "measure only the improvement step's decisions taken with at most this many players in "
+        "(2: the heads up end), its games played whole so the opponent history is the table's; "
+        "0: every decision",
+    )
     gauntlet_every: int = option(0, "steps between learning-curve gauntlets (0: never)")
     gauntlet_games: int = option(100, "games per table of the learning-curve gauntlet")
     imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
@@ -333,6 +339,14 @@ class TrainConfig:
             raise ValueError(f"improve_lr={self.improve_lr!r} must be positive")
         if self.improve_kl < 0:
             raise ValueError(f"improve_kl={self.improve_kl!r} must be 0 or more")
+        if self.improve_players_in < 0 or self.improve_players_in == 1:
+            raise ValueError(
+                f"improve_players_in={self.improve_players_in!r} must be 0 (every decision) or at least 2"
+            )
+        if self.improve_players_in and not self.improve_decisions:
+            raise ValueError(
+                "improve_players_in selects the improvement step's decisions: it needs --improve-decisions"
+            )
         if self.improve_decisions and self.improve_objective == "win":
             check_win_objective(Rules.resolve(self.rules), self.players)
         if self.imitate_sharpen <= 0:

@@ -40,6 +40,7 @@ def improvement_meta(config: TrainConfig) -> dict[str, Any]:
         "league": config.league,
         "rollouts": config.improve_rollouts,
         "objective": config.improve_objective,
+        **({"players_in": config.improve_players_in} if config.improve_players_in else {}),
         "decisions": config.improve_decisions,
         "seed": config.seed,
         "chunk": IMITATION_CHUNK,
@@ -63,6 +64,7 @@ def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
         seed,
         move_rollouts=config.improve_rollouts,
         objective=config.improve_objective,
+        players_in=config.improve_players_in,
     )
 
 
