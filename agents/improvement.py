@@ -14,9 +14,10 @@ valued at every decision, paired on the same shuffles). Rollout policy improveme
 the sense of Bertsekas and Tesauro's roll-outs, distilled into the network instead of
 searched at play time.
 
-A share of the rows (``holdout``) is kept out of the fit to report an honest figure:
-the mean measured gain, per decision, of the fitted policy's argmax over the starting
-policy's on rows it never saw.
+A share of the rows (``holdout``), the last in play order, is kept out of the fit to
+report an honest figure: the mean measured gain, per decision, of the fitted policy's
+argmax over the starting policy's in games it never saw (a round's decisions share its
+hidden cards, so rows drawn at random beside fitted ones would flatter the fit).
 """
 
 from __future__ import annotations
@@ -76,9 +77,12 @@ def improve(
     )
     obs = demos.obs[rows].astype(np.float32)
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(rows))
-    held = order[: int(len(rows) * holdout)]
-    fit = order[len(held) :]
+    # the last rows, not rows drawn at random: decisions of one round share its hidden
+    # cards, so a held-out row beside fitted ones would be valued with what the fit learnt
+    # of that deal; the tail is whole games the fit never saw (rows are in play order)
+    cut = len(rows) - int(len(rows) * holdout)
+    held = np.arange(cut, len(rows))
+    fit = rng.permutation(cut)
     policy = model.policy
     start = torch_actor(NumpyPolicy.from_sb3(policy))
 
