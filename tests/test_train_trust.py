@@ -256,6 +256,24 @@ def test_a_hand_edited_config_is_named_on_resume(finished, tmp_path, capsys, fie
     assert not (run / "checkpoints" / "ckpt_000000000768.zip").exists()
 
 
+def test_a_run_made_before_an_option_existed_resumes_with_it_at_its_default(finished, tmp_path, capsys):
+    """A config written by an older train.py lacks the options added since: they take
+    their defaults (what that train.py did); a field this train.py does not know is named."""
+    run = copy_run(finished, tmp_path)
+    stored = json.loads((run / "config.json").read_text())
+    for name in ("heads_up_teacher", "heads_up_against", "improve_players_in"):
+        del stored[name]
+    (run / "config.json").write_text(json.dumps(stored))
+    assert main("--resume", str(run), "--total-timesteps", "768") == 0
+    assert (run / "checkpoints" / "ckpt_000000000768.zip").exists()
+    other = copy_run(finished, tmp_path / "other")
+    stored = json.loads((other / "config.json").read_text())
+    stored["heads_up_teachr"] = "expert"
+    (other / "config.json").write_text(json.dumps(stored))
+    assert main("--resume", str(other), "--total-timesteps", "768") == 2
+    assert "its fields are not those of this train.py (unknown: heads_up_teachr)" in capsys.readouterr().err
+
+
 def test_a_config_that_is_not_an_object_is_named(finished, tmp_path, capsys):
     run = copy_run(finished, tmp_path)
     (run / "config.json").write_text("[1, 2]")

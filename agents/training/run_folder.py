@@ -90,10 +90,12 @@ def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
         if not isinstance(stored, dict):
             raise ValueError("it is not a JSON object")
         defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
-        stored = {**stored, **{k: given.get(k, defaults[k]) for k in PLACEMENT}}
+        # an option added since the run was made takes its default, which is the train.py
+        # the run was made with (every added option defaults to what came before it)
+        stored = {**defaults, **stored, **{k: given.get(k, defaults[k]) for k in PLACEMENT}}
         if set(stored) != names:
-            odd = sorted(names ^ set(stored))
-            raise ValueError(f"its fields are not those of this train.py (differ: {', '.join(odd)})")
+            odd = sorted(set(stored) - names)
+            raise ValueError(f"its fields are not those of this train.py (unknown: {', '.join(odd)})")
     except (OSError, UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
         raise ValueError(f"cannot resume: {stored_path} is not a run config ({e})") from None
     different = {k: (stored[k], v) for k, v in given.items() if k not in OPERATIONAL and stored[k] != v}
