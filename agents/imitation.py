@@ -33,7 +33,7 @@ moves of higher measured value, seeing only the observation, learns the better m
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,6 +314,18 @@ def _move(player: Any, base: Any, obs: np.ndarray, mask: np.ndarray) -> int:
     return int(player.act(observe(base.state, base.seat, encoding, base.players_layout), mask))
 
 
+def _taught(base: Any, players_in: int, against: Collection[str]) -> bool:
+    """Whether the teacher labels ``base``'s current decision: at most ``players_in``
+    players in (0: any number), and every other player still in one of ``against``
+    (by its seat's ``label``; empty: any)."""
+    s = base.state
+    if players_in and sum(s.active) > players_in:
+        return False
+    me, n = base.seat, base.num_players
+    others = [base.opponents[(p - me) % n - 1] for p in range(n) if p != me and s.active[p]]
+    return not against or all(getattr(o, "label", None) in against for o in others)
+
+
 def collect(
     env: Any,
     teacher: Any,
@@ -328,6 +340,8 @@ def collect(
     objective: str = "lives",
     move_rollouts: int = 0,
     players_in: int = 0,
+    teach_players_in: int = 0,
+    teach_against: Collection[str] = (),
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
     flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
@@ -345,12 +359,29 @@ def collect(
     (``move_actions``, ``move_values``: each move's mean value, by the same objective).
     ``players_in`` > 0 records only the decisions taken with at most that many players
     still in the game (2: the heads-up end), the games played whole all the same, so
-    what the seat saw before (the opponent history) is what a real table showed."""
+    what the seat saw before (the opponent history) is what a real table showed.
+    ``teach_players_in`` > 0 (with a ``behaviour`` player) labels by the teacher only the
+    decisions taken with at most that many players in, and every other decision by the
+    behaviour player's own move: a refit on these keeps its play there and learns the
+    teacher's at that end of the game. ``teach_against`` (labels of the env's opponent
+    seats, e.g. the league's ``"greedy"``) narrows the teacher's decisions to those where
+    every other player still in is one of these: the labels know who sits at the table,
+    the observations do not (a model tells them apart from the opponent history)."""
     if knock_rollouts and move_rollouts:
         raise ValueError("knock_rollouts and move_rollouts: give one (measured moves include the knock)")
     if continuation not in ("teacher", "behaviour"):
         raise ValueError(
             f"continuation={continuation!r} is not allowed; allowed values: ['teacher', 'behaviour']"
+        )
+    if (teach_players_in or teach_against) and (knock_rollouts or move_rollouts):
+        raise ValueError("teach_players_in and teach_against label plain moves: measure no knocks or moves")
+    if (teach_players_in or teach_against) and behaviour is None:
+        raise ValueError(
+            "teach_players_in and teach_against label the other decisions by the behaviour player: give one"
+        )
+    if teach_players_in < 0 or teach_players_in == 1:
+        raise ValueError(
+            f"teach_players_in={teach_players_in!r} must be 0 (every decision) or at least 2 (two in)"
         )
     if players_in < 0 or players_in == 1:
         raise ValueError(
@@ -388,7 +419,8 @@ def collect(
         done = False
         while not done:
             mask = info["action_mask"]
-            action = _move(teacher, base, obs, mask)
+            taught = _taught(base, teach_players_in, teach_against)
+            action = _move(teacher if taught else behaviour, base, obs, mask)
             record = n < decisions and (not players_in or sum(base.state.active) <= players_in)
             if record:
                 rows.append((len(rewards), n))
@@ -406,7 +438,7 @@ def collect(
                     waiting.append(_pending(base, follower, n, np.flatnonzero(mask), rng))
                 if len(waiting) >= KNOCK_BATCH:
                     measure_waiting()
-            if behaviour is not None:
+            if behaviour is not None and taught:  # else the label is the behaviour's move
                 action = _move(behaviour, base, obs, mask)
             obs, reward, terminated, truncated, info = env.step(action)
             rewards.append(reward)
@@ -446,9 +478,11 @@ def pretrain(
     lr: float = 1e-3,
     seed: int = 0,
     knock_weight: float = 1.0,
+    row_weight: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Fit ``model.policy`` (an SB3 maskable actor-critic on flat observations) to the
     demonstrations; returns the last epoch's action accuracy and value loss.
+    ``row_weight`` (one positive number a decision) weighs each decision's policy loss.
 
     A decision with a measured ``knock_gain`` is two choices: whether to knock (a
     logistic loss towards "knock" when the gain is positive, weighted by the gain's
@@ -464,6 +498,11 @@ def pretrain(
     optimizer = th.optim.Adam(policy.parameters(), lr=lr)
     rng = np.random.default_rng(seed)
     n = len(demos)
+    if row_weight is None:
+        row_weight = np.ones(n, dtype=np.float32)
+    row_weight = np.asarray(row_weight, dtype=np.float32)
+    if row_weight.shape != (n,) or not (row_weight > 0).all():
+        raise ValueError(f"row_weight must hold one positive weight for each of the {n} decisions")
     gains, alternatives = demos.measured()
     measured_all = np.isfinite(gains)
     scale = float(np.abs(gains[measured_all]).mean()) if measured_all.any() else 1.0
@@ -485,7 +524,8 @@ def pretrain(
             values = policy.value_net(latent_vf).squeeze(-1)
             # imitation of the teacher's action
             plain = th.as_tensor(demos.actions[idx])
-            weight = (1.0 + (knock_weight - 1.0) * mask[:, KNOCK].float()) * (~measured).float()
+            rows = th.as_tensor(row_weight[idx])
+            weight = (1.0 + (knock_weight - 1.0) * mask[:, KNOCK].float()) * (~measured).float() * rows
             loss_pi = (F.cross_entropy(logits, plain, reduction="none") * weight).sum()
             # measured knocks: knock or not (cost-weighted), then the teacher's other move
             others = logits.clone()
@@ -498,8 +538,8 @@ def pretrain(
             cost = th.as_tensor(knock_cost[idx], dtype=th.float32)
             loss_knock = -(knock * log_knock + (1.0 - knock) * log_other) * cost
             loss_other = F.cross_entropy(others, th.as_tensor(alternatives[idx]), reduction="none")
-            loss_pi = loss_pi + ((loss_knock + loss_other) * measured.float()).sum()
-            loss_pi = loss_pi / (weight.sum() + measured.float().sum() * (1.0 + knock_weight))
+            loss_pi = loss_pi + ((loss_knock + loss_other) * measured.float() * rows).sum()
+            loss_pi = loss_pi / (weight.sum() + (measured.float() * rows).sum() * (1.0 + knock_weight))
             loss_vf = F.mse_loss(values, returns)
             optimizer.zero_grad()
             (loss_pi + 0.5 * loss_vf).backward()

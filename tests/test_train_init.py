@@ -7,7 +7,7 @@ import pytest
 from train_helpers import TINY, run_train
 
 from agents.ppo import PPOPlayer, load_policy, policy_from_zip
-from thirtyone_env.game.encoding import HISTORY_FEATURES
+from thirtyone_env.game.encoding import HISTORY_FEATURES, ObsLayout
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +52,32 @@ def test_the_improvement_step_measures_the_models_moves_and_anchors_to_the_impro
     anchor = load_policy(tmp_path / "imp" / "anchor_policy.npz")
     start = policy_from_zip(source.read_bytes())
     obs = demos.obs.astype(np.float32)
+    assert not np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-3)
+
+
+def test_the_heads_up_teacher_step_refits_the_model_and_anchors_to_the_refitted_policy(source, tmp_path):
+    """``--heads-up-teacher``: the model's own decisions at the run's tables, labelled by
+    the teacher where two are in and by the model elsewhere, saved in the run folder; the
+    model refitted to them, and PPO anchored to the refitted policy."""
+    from agents.imitation import Demonstrations
+
+    done = run_train(
+        "--run-name", "hu", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
+        "--kl-coef", "0.1", "--heads-up-teacher", "expert", "--heads-up-decisions", "400",
+        "--heads-up-epochs", "2", "--heads-up-lr", "0.01",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "heads-up teacher step: 400 decisions" in done.stdout
+    demos = Demonstrations.load(tmp_path / "hu" / "heads_up.npz")
+    assert len(demos) == 400 and demos.meta["teacher"] == "expert" and demos.meta["model"] == str(source)
+    start = policy_from_zip(source.read_bytes())
+    obs = demos.obs.astype(np.float32)
+    own = np.where(demos.masks, start.logits(obs), -np.inf).argmax(axis=1)
+    two_in = obs[:, ObsLayout(4).slices["active"]].sum(axis=1) == 2
+    assert 0 < two_in.sum() < len(demos)
+    assert np.array_equal(demos.actions[~two_in], own[~two_in])  # the model's own moves
+    assert (demos.actions[two_in] != own[two_in]).any()  # the teacher's
+    anchor = load_policy(tmp_path / "hu" / "anchor_policy.npz")
     assert not np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-3)
 
 
@@ -106,6 +132,15 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
         (["--improve-objective", "chips"], "improve_objective='chips' is not allowed"),
         (["--improve-players-in", "1"], "improve_players_in=1 must be 0 (every decision) or at least 2"),
         (["--improve-players-in", "2"], "improve_players_in selects the improvement step's decisions"),
+        (["--heads-up-teacher", "expert"], "heads_up_teacher refits a trained model: it needs --init-from"),
+        (["--heads-up-teacher", "nosuchplayer"], "nosuchplayer"),
+        (["--heads-up-weight", "0"], "heads_up_weight=0.0 must be positive"),
+        (["--heads-up-against", "greedy"], "heads_up_against narrows the heads-up teacher's labels"),
+        (
+            ["--heads-up-teacher", "expert", "--heads-up-against", "blitz31"],
+            "['blitz31'], not among the run's",
+        ),
+        (["--heads-up-decisions", "0"], "heads_up_decisions=0 must be at least 1"),
     ],
 )
 def test_bad_warm_start_and_endgame_options_exit_2(tmp_path, extra, message):

@@ -139,6 +139,26 @@ class TrainConfig:
         "(2: the heads up end), its games played whole so the opponent history is the table's; "
         "0: every decision",
     )
+    heads_up_teacher: str = option(
+        "",
+        "a player spec (e.g. 'expert') whose moves the init_from model learns at the heads-up end, "
+        "before PPO and after any improvement step: the model plays --heads-up-decisions of its "
+        "seat's decisions at the run's tables, each taken with two players in labelled by this "
+        "teacher and every other by the model's own move, and is refitted to them (DAgger on the "
+        "model's states); the anchor is the refitted policy; '' = none",
+    )
+    heads_up_against: str = option(
+        "",
+        "comma-separated specs among --opponents: the heads-up teacher labels only the games' ends "
+        "against these (the collection reads who sits at the table; the model sees only its "
+        "observation, where --opponent-history tells them apart); '' = against anyone",
+    )
+    heads_up_decisions: int = option(600_000, "decisions the heads-up teacher step plays (all recorded)")
+    heads_up_weight: float = option(
+        5.0, "weight of a heads-up decision against any other in the heads-up teacher step's fit"
+    )
+    heads_up_epochs: int = option(6, "passes of the heads-up teacher step's fit over its decisions")
+    heads_up_lr: float = option(3e-4, "learning rate of the heads-up teacher step's fit")
     gauntlet_every: int = option(0, "steps between learning-curve gauntlets (0: never)")
     gauntlet_games: int = option(100, "games per table of the learning-curve gauntlet")
     imitate: str = option("", "a teacher player spec (e.g. 'expert') to imitate before PPO; '' = none")
@@ -248,7 +268,7 @@ class TrainConfig:
             raise ValueError("opponents is empty: name at least one player (or use --self-play 1)")
         if self.imitate and self.obs_encoding != "flat":
             raise ValueError("the imitation warm start trains the flat encoding: use --obs-encoding flat")
-        teachers = [s for s in (self.imitate, self.imitate_behaviour) if s]
+        teachers = [s for s in (self.imitate, self.imitate_behaviour, self.heads_up_teacher) if s]
         for spec in (*self.opponent_specs, *self.eval_specs, *teachers):
             agents.check_spec(spec)  # an unknown player or option raises here, with its name; builds none
         if self.vec_env == "batched" and self.obs_encoding != "flat":
@@ -349,6 +369,26 @@ class TrainConfig:
             )
         if self.improve_decisions and self.improve_objective == "win":
             check_win_objective(Rules.resolve(self.rules), self.players)
+        against = [a.strip() for a in self.heads_up_against.split(",") if a.strip()]
+        if against and not self.heads_up_teacher:
+            raise ValueError(
+                "heads_up_against narrows the heads-up teacher's labels: it needs --heads-up-teacher"
+            )
+        if any(a not in self.opponent_specs for a in against):
+            odd = [a for a in against if a not in self.opponent_specs]
+            raise ValueError(
+                f"heads_up_against names {odd}, not among the run's opponents {self.opponent_specs}"
+            )
+        if self.heads_up_teacher and not self.init_from:
+            raise ValueError("heads_up_teacher refits a trained model: it needs --init-from")
+        if self.heads_up_teacher and self.obs_encoding != "flat":
+            raise ValueError("the heads-up teacher step fits the flat encoding: use --obs-encoding flat")
+        if self.heads_up_decisions < 1 or self.heads_up_epochs < 1:
+            name = "heads_up_decisions" if self.heads_up_decisions < 1 else "heads_up_epochs"
+            raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.heads_up_weight <= 0 or self.heads_up_lr <= 0:
+            name = "heads_up_weight" if self.heads_up_weight <= 0 else "heads_up_lr"
+            raise ValueError(f"{name}={getattr(self, name)!r} must be positive")
         if self.imitate_sharpen <= 0:
             raise ValueError(f"imitate_sharpen={self.imitate_sharpen!r} must be positive")
         if self.imitate_sharpen != 1.0 and not self.imitate:

@@ -160,6 +160,10 @@ def run_locked(
                 from agents.training.improvement import improvement_step
 
                 improvement_step(model, config, progress)
+            if config.heads_up_teacher:
+                from agents.training.heads_up import heads_up_step
+
+                heads_up_step(model, config, progress)
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))

@@ -1,0 +1,169 @@
+"""The heads-up teacher step of a run started from a model (``--init-from`` with
+``--heads-up-teacher``): the model plays its seat at the run's tables, every decision
+taken with two players in labelled by the teacher and every other by the model's own
+move (:func:`agents.imitation.collect` with ``teach_players_in=2``), collected in
+fixed-size jobs (one child seed each: the same data on any worker count), saved in the
+run folder (``heads_up.npz``; a run started again before its first checkpoint fits
+those instead of collecting again), then a refit of the model on them, the heads-up
+decisions weighted ``--heads-up-weight``.
+
+Why: the heads-up end decides a game, and the best heads-up play depends on the
+opponent; a model trained mostly at tables of strong players can learn there the
+heads-up game of a teacher that plays it better, on the states its own play reaches
+(DAgger), while keeping the rest of its play (its own moves are the other labels)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from agents import portable
+from agents.training.collection import (
+    IMITATION_CHUNK,
+    read_demonstrations,
+    save_demonstrations,
+    table_of,
+)
+from agents.training.config import TrainConfig
+from agents.training.envs import make_env_fn
+from agents.training.improvement import model_spec
+from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.parallel import ordered_map
+
+HEADS_UP = "heads_up.npz"  #: the heads-up teacher step's decisions, in the run folder
+
+
+def heads_up_meta(config: TrainConfig) -> dict[str, Any]:
+    """What the step's collection is: saved with it, compared when a run starts again."""
+    return {
+        "table": table_of(config),
+        "model": config.init_from,
+        "teacher": config.heads_up_teacher,
+        **({"against": config.heads_up_against} if config.heads_up_against else {}),
+        "opponents": config.opponents,
+        "league": config.league,
+        "decisions": config.heads_up_decisions,
+        "seed": config.seed,
+        "chunk": IMITATION_CHUNK,
+    }
+
+
+def _choices(policy: Any, demos: Any) -> np.ndarray:
+    """``policy``'s argmax over the legal moves of each decision (in blocks: the
+    observations are stored as float16)."""
+    out = np.empty(len(demos), dtype=np.int64)
+    for i in range(0, len(demos), 50_000):
+        logits = policy.logits(demos.obs[i : i + 50_000].astype(np.float32))
+        out[i : i + 50_000] = np.where(demos.masks[i : i + 50_000], logits, -np.inf).argmax(axis=1)
+    return out
+
+
+def heads_up_rows(obs: np.ndarray, config: TrainConfig) -> np.ndarray:
+    """Which of these flat observations were taken with two players in (their
+    ``active`` part, the seat's own flag included)."""
+    layout = ObsLayout(config.players, Rules.resolve(config.rules), config.opponent_history)
+    return obs[:, layout.slices["active"]].astype(np.float32).sum(axis=1) <= 2.5
+
+
+def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
+    """One collection job (module level so worker processes and Ray can run it)."""
+    from agents.imitation import collect
+
+    config, seed, size, make_player = job
+    local = getattr(make_player, "local_spec", None)
+    if callable(local):  # a portable reader: the opponents' files written on this machine too
+        config = dataclasses.replace(config, opponents=",".join(local(s) for s in config.opponent_specs))
+    env = make_env_fn(config, -1)()
+    model = make_player(model_spec(config))
+    teacher = make_player(config.heads_up_teacher)
+    against = [a.strip() for a in config.heads_up_against.split(",") if a.strip()]
+    return collect(
+        env, teacher, size, config.gamma, seed, behaviour=model, teach_players_in=2, teach_against=against
+    )
+
+
+def collect_heads_up(config: TrainConfig, progress: bool) -> Any:
+    """The model's decisions with the teacher's heads-up labels, on the run's backend."""
+    from agents.imitation import Demonstrations
+
+    total = config.heads_up_decisions
+    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
+    jobs = list(zip(config.seeds.collection(len(sizes)), sizes, strict=True))
+    auto = 1 if config.vec == "dummy" else min(config.n_envs, len(jobs))
+    backend = config.backend(len(jobs), auto)
+    specs = [model_spec(config), config.heads_up_teacher, *config.opponent_specs]
+    make_player = portable.reader(specs, backend)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="decision", unit_scale=True, desc="heads-up teacher: playing")
+    parts = []
+    try:
+        for part in ordered_map(_heads_up_chunk, [(config, s, n, make_player) for s, n in jobs], backend):
+            parts.append(part)
+            if bar:
+                bar.update(len(part))
+    finally:
+        if bar:
+            bar.close()
+    demos = Demonstrations.concat(parts)
+    demos.meta = heads_up_meta(config)
+    return demos
+
+
+def heads_up_step(model: Any, config: TrainConfig, progress: bool) -> dict[str, float]:
+    """Collect the model's decisions with the teacher's heads-up labels (or read those
+    this run saved), then refit the model on them."""
+    from agents.imitation import pretrain
+    from agents.ppo import NumpyPolicy
+
+    t0 = time.perf_counter()
+    path = config.run_dir / HEADS_UP
+    if path.exists():
+        demos = read_demonstrations(path)
+        if demos.meta != heads_up_meta(config):
+            raise ValueError(
+                f"{path} holds another collection than this run's heads-up teacher step: remove it"
+            )
+        print(f"heads-up teacher: fitting the {len(demos):,} decisions saved in {path}", flush=True)
+    else:
+        try:
+            demos = collect_heads_up(config, progress)
+        except KeyboardInterrupt:
+            print("\ninterrupted while playing the heads-up teacher step", file=sys.stderr)
+            raise
+        save_demonstrations(demos, path)
+    heads_up = heads_up_rows(demos.obs, config)
+    own = _choices(NumpyPolicy.from_sb3(model.policy), demos)
+    taught = heads_up & (own != demos.actions)  # where the teacher's move is not the model's
+    weight = np.where(heads_up, config.heads_up_weight, 1.0).astype(np.float32)
+    stats = pretrain(
+        model,
+        demos,
+        config.heads_up_epochs,
+        lr=config.heads_up_lr,
+        seed=config.seeds.learner,
+        row_weight=weight,
+    )
+    now = _choices(NumpyPolicy.from_sb3(model.policy), demos)
+    stats.update(
+        rows=float(len(demos)),
+        heads_up=float(heads_up.sum()),
+        differ=float(taught.sum()),
+        learnt=float((now[taught] == demos.actions[taught]).mean()) if taught.any() else float("nan"),
+        moved=float((now[~heads_up] != own[~heads_up]).mean()) if (~heads_up).any() else 0.0,
+    )
+    print(
+        f"heads-up teacher step: {len(demos):,} decisions, {stats['heads_up']:,.0f} heads-up, where the "
+        f"teacher's move differed from the model's in {stats['differ']:,.0f}; after the refit "
+        f"{config.heads_up_epochs} epochs: the teacher's move in {stats['learnt']:.1%} of those, "
+        f"{stats['moved']:.2%} of the other choices changed ({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
+    return stats
