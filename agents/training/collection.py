@@ -11,6 +11,7 @@ import io
 import json
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,37 @@ def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) 
     demos = Demonstrations.concat(parts)
     demos.meta = collection_meta(config, complete=True)
     return demos
+
+
+def collect_in_jobs(
+    config: TrainConfig, total: int, job: Callable[..., Any], specs: list[str], desc: str, progress: bool
+) -> Any:
+    """``total`` decisions played by ``job`` (module level: ``job((config, seed, size,
+    make_player))`` returns :class:`~agents.imitation.Demonstrations`) in jobs of
+    ``IMITATION_CHUNK`` with one child seed each (the same data on any worker count), on
+    the run's backend; ``specs``: the players the jobs build; a bar with ``progress``."""
+    from agents.imitation import Demonstrations
+
+    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
+    jobs = list(zip(config.seeds.collection(len(sizes)), sizes, strict=True))
+    auto = 1 if config.vec == "dummy" else min(config.n_envs, len(jobs))
+    backend = config.backend(len(jobs), auto)
+    make_player = portable.reader(specs, backend)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="decision", unit_scale=True, desc=desc)
+    parts = []
+    try:
+        for part in ordered_map(job, [(config, s, n, make_player) for s, n in jobs], backend):
+            parts.append(part)
+            if bar:
+                bar.update(len(part))
+    finally:
+        if bar:
+            bar.close()
+    return Demonstrations.concat(parts)
 
 
 def save_demonstrations(demos: Any, path: Path) -> None:

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from agents import portable
 from agents.training.collection import (
     IMITATION_CHUNK,
+    collect_in_jobs,
     read_demonstrations,
     save_demonstrations,
     table_of,
@@ -33,7 +33,6 @@ from agents.training.envs import make_env_fn
 from agents.training.improvement import model_spec
 from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.harness.parallel import ordered_map
 
 HEADS_UP = "heads_up.npz"  #: the heads-up teacher step's decisions, in the run folder
 
@@ -89,30 +88,10 @@ def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
 
 def collect_heads_up(config: TrainConfig, progress: bool) -> Any:
     """The model's decisions with the teacher's heads-up labels, on the run's backend."""
-    from agents.imitation import Demonstrations
-
-    total = config.heads_up_decisions
-    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
-    jobs = list(zip(config.seeds.collection(len(sizes)), sizes, strict=True))
-    auto = 1 if config.vec == "dummy" else min(config.n_envs, len(jobs))
-    backend = config.backend(len(jobs), auto)
     specs = [model_spec(config), config.heads_up_teacher, *config.opponent_specs]
-    make_player = portable.reader(specs, backend)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, unit="decision", unit_scale=True, desc="heads-up teacher: playing")
-    parts = []
-    try:
-        for part in ordered_map(_heads_up_chunk, [(config, s, n, make_player) for s, n in jobs], backend):
-            parts.append(part)
-            if bar:
-                bar.update(len(part))
-    finally:
-        if bar:
-            bar.close()
-    demos = Demonstrations.concat(parts)
+    demos = collect_in_jobs(
+        config, config.heads_up_decisions, _heads_up_chunk, specs, "heads-up teacher: playing", progress
+    )
     demos.meta = heads_up_meta(config)
     return demos
 

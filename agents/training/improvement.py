@@ -12,16 +12,15 @@ import sys
 import time
 from typing import Any
 
-from agents import portable
 from agents.training.collection import (
     IMITATION_CHUNK,
+    collect_in_jobs,
     read_demonstrations,
     save_demonstrations,
     table_of,
 )
 from agents.training.config import TrainConfig
 from agents.training.envs import make_env_fn
-from thirtyone_env.harness.parallel import ordered_map
 
 IMPROVEMENT = "improvement.npz"  #: the improvement step's measured decisions, in the run folder
 
@@ -70,29 +69,10 @@ def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
 
 def collect_measured(config: TrainConfig, progress: bool) -> Any:
     """The model's measured decisions, collected on the run's backend."""
-    from agents.imitation import Demonstrations
-
-    total = config.improve_decisions
-    sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
-    jobs = list(zip(config.seeds.collection(len(sizes)), sizes, strict=True))
-    auto = 1 if config.vec == "dummy" else min(config.n_envs, len(jobs))
-    backend = config.backend(len(jobs), auto)
-    make_player = portable.reader([model_spec(config), *config.opponent_specs], backend)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, unit="decision", unit_scale=True, desc="improve: measuring moves")
-    parts = []
-    try:
-        for part in ordered_map(_improve_chunk, [(config, s, n, make_player) for s, n in jobs], backend):
-            parts.append(part)
-            if bar:
-                bar.update(len(part))
-    finally:
-        if bar:
-            bar.close()
-    demos = Demonstrations.concat(parts)
+    specs = [model_spec(config), *config.opponent_specs]
+    demos = collect_in_jobs(
+        config, config.improve_decisions, _improve_chunk, specs, "improve: measuring moves", progress
+    )
     demos.meta = improvement_meta(config)
     return demos
 
