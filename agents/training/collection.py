@@ -40,17 +40,27 @@ class CollectionInterrupted(KeyboardInterrupt):
         self.collected = collected
 
 
+def local_specs(specs: list[str], make_player: Any) -> list[str]:
+    """``specs`` as a collection job on this machine names them: a portable reader
+    (:mod:`agents.portable`) has written their files here too."""
+    local = getattr(make_player, "local_spec", None)
+    return [local(s) for s in specs] if callable(local) else list(specs)
+
+
+def job_env(config: TrainConfig, make_player: Any) -> tuple[TrainConfig, Any]:
+    """A collection job's config (its opponents' files where this machine has them) and
+    the env of its seat."""
+    config = dataclasses.replace(config, opponents=",".join(local_specs(config.opponent_specs, make_player)))
+    return config, make_env_fn(config, -1)()
+
+
 def _collect_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     """One collection job (module level so worker processes and Ray can run it): the
     run's players built by ``make_player``, which carries their files to other machines."""
     from agents.imitation import collect
 
     config, seed, size, make_player = job
-    local = getattr(make_player, "local_spec", None)
-    if callable(local):  # a portable reader: the opponents' files written on this machine too
-        opponents = ",".join(local(s) for s in config.opponent_specs)
-        config = dataclasses.replace(config, opponents=opponents)
-    env = make_env_fn(config, -1)()
+    config, env = job_env(config, make_player)
     behaviour = make_player(config.imitate_behaviour) if config.imitate_behaviour else None
     return collect(
         env,

@@ -14,7 +14,6 @@ heads-up game of a teacher that plays it better, on the states its own play reac
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 from typing import Any
@@ -24,12 +23,13 @@ import numpy as np
 from agents.training.collection import (
     IMITATION_CHUNK,
     collect_in_jobs,
+    job_env,
+    local_specs,
     read_demonstrations,
     save_demonstrations,
     table_of,
 )
 from agents.training.config import TrainConfig
-from agents.training.envs import make_env_fn
 from agents.training.improvement import model_spec
 from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.rules import Rules
@@ -74,13 +74,10 @@ def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     from agents.imitation import collect
 
     config, seed, size, make_player = job
-    local = getattr(make_player, "local_spec", None)
-    if callable(local):  # a portable reader: the opponents' files written on this machine too
-        config = dataclasses.replace(config, opponents=",".join(local(s) for s in config.opponent_specs))
-    env = make_env_fn(config, -1)()
+    config, env = job_env(config, make_player)
     model = make_player(model_spec(config))
     teacher = make_player(config.heads_up_teacher)
-    against = [a.strip() for a in config.heads_up_against.split(",") if a.strip()]
+    against = local_specs([a.strip() for a in config.heads_up_against.split(",") if a.strip()], make_player)
     return collect(
         env, teacher, size, config.gamma, seed, behaviour=model, teach_players_in=2, teach_against=against
     )

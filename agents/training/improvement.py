@@ -7,7 +7,6 @@ checkpoint fits those instead of collecting again), then the fit of the model's 
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 from typing import Any
@@ -15,12 +14,12 @@ from typing import Any
 from agents.training.collection import (
     IMITATION_CHUNK,
     collect_in_jobs,
+    job_env,
     read_demonstrations,
     save_demonstrations,
     table_of,
 )
 from agents.training.config import TrainConfig
-from agents.training.envs import make_env_fn
 
 IMPROVEMENT = "improvement.npz"  #: the improvement step's measured decisions, in the run folder
 
@@ -51,10 +50,7 @@ def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     from agents.imitation import collect
 
     config, seed, size, make_player = job
-    local = getattr(make_player, "local_spec", None)
-    if callable(local):  # a portable reader: the opponents' files written on this machine too
-        config = dataclasses.replace(config, opponents=",".join(local(s) for s in config.opponent_specs))
-    env = make_env_fn(config, -1)()
+    config, env = job_env(config, make_player)
     return collect(
         env,
         make_player(model_spec(config)),
