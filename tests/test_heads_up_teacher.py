@@ -113,3 +113,26 @@ def test_row_weights_decide_which_of_two_conflicting_labels_the_fit_learns():
         assert logits[heavy] > logits[a if heavy == b else b]
     with pytest.raises(ValueError, match="one positive weight for each of the 128"):
         pretrain(model, demos, 1, row_weight=np.zeros(n))
+
+
+def test_a_steps_saved_decisions_are_fitted_again_only_for_the_same_collection(tmp_path):
+    """A run started again before its first checkpoint reads the step's saved decisions
+    instead of playing them again, and refuses a file of another collection."""
+    from agents.training.collection import saved_or_collected
+
+    path = tmp_path / "heads_up.npz"
+    made = collect(_env(), ExpertPlayer(), 50, 0.99, seed=3, behaviour=GreedyPolicy(), teach_players_in=2)
+    made.meta = {"teacher": "expert", "decisions": 50}
+    calls = []
+
+    def play():
+        calls.append(1)
+        return made
+
+    first = saved_or_collected(path, made.meta, play, "heads-up teacher step")
+    again = saved_or_collected(path, dict(made.meta), play, "heads-up teacher step")
+    assert len(calls) == 1 and path.exists()
+    assert np.array_equal(again.obs, first.obs) and np.array_equal(again.actions, made.actions)
+    with pytest.raises(ValueError, match="holds another collection than this run's heads-up teacher step"):
+        saved_or_collected(path, {"teacher": "search", "decisions": 50}, play, "heads-up teacher step")
+    assert len(calls) == 1

@@ -10,6 +10,7 @@ import dataclasses
 import io
 import json
 import os
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -194,6 +195,40 @@ def collect_in_jobs(
         if bar:
             bar.close()
     return Demonstrations.concat(parts)
+
+
+def step_meta(config: TrainConfig, **own: Any) -> dict[str, Any]:
+    """What a pre-PPO step's collection is (the table, the model it starts from, its
+    opponents, seed and job size, and the step's ``own`` settings): saved with it and
+    compared when the run starts again."""
+    return {
+        "table": table_of(config),
+        "model": config.init_from,
+        "opponents": config.opponents,
+        "league": config.league,
+        "seed": config.seed,
+        "chunk": IMITATION_CHUNK,
+        **own,
+    }
+
+
+def saved_or_collected(path: Path, meta: dict[str, Any], collect: Callable[[], Any], step: str) -> Any:
+    """A pre-PPO step's decisions: those saved at ``path`` by an earlier start of the
+    run (``ValueError`` if they are another collection than ``meta``), else
+    ``collect()``'s, saved there before they are used."""
+    if path.exists():
+        demos = read_demonstrations(path)
+        if demos.meta != meta:
+            raise ValueError(f"{path} holds another collection than this run's {step}: remove it")
+        print(f"{step}: fitting the {len(demos):,} decisions saved in {path}", flush=True)
+        return demos
+    try:
+        demos = collect()
+    except KeyboardInterrupt:
+        print(f"\ninterrupted while playing the {step}", file=sys.stderr)
+        raise
+    save_demonstrations(demos, path)
+    return demos
 
 
 def save_demonstrations(demos: Any, path: Path) -> None:

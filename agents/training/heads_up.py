@@ -14,20 +14,17 @@ heads-up game of a teacher that plays it better, on the states its own play reac
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
 import numpy as np
 
 from agents.training.collection import (
-    IMITATION_CHUNK,
     collect_in_jobs,
     job_env,
     local_specs,
-    read_demonstrations,
-    save_demonstrations,
-    table_of,
+    saved_or_collected,
+    step_meta,
 )
 from agents.training.config import TrainConfig
 from agents.training.improvement import model_spec
@@ -39,17 +36,8 @@ HEADS_UP = "heads_up.npz"  #: the heads-up teacher step's decisions, in the run 
 
 def heads_up_meta(config: TrainConfig) -> dict[str, Any]:
     """What the step's collection is: saved with it, compared when a run starts again."""
-    return {
-        "table": table_of(config),
-        "model": config.init_from,
-        "teacher": config.heads_up_teacher,
-        **({"against": config.heads_up_against} if config.heads_up_against else {}),
-        "opponents": config.opponents,
-        "league": config.league,
-        "decisions": config.heads_up_decisions,
-        "seed": config.seed,
-        "chunk": IMITATION_CHUNK,
-    }
+    against = {"against": config.heads_up_against} if config.heads_up_against else {}
+    return step_meta(config, teacher=config.heads_up_teacher, decisions=config.heads_up_decisions, **against)
 
 
 def _choices(policy: Any, demos: Any) -> np.ndarray:
@@ -100,21 +88,12 @@ def heads_up_step(model: Any, config: TrainConfig, progress: bool) -> dict[str, 
     from agents.ppo import NumpyPolicy
 
     t0 = time.perf_counter()
-    path = config.run_dir / HEADS_UP
-    if path.exists():
-        demos = read_demonstrations(path)
-        if demos.meta != heads_up_meta(config):
-            raise ValueError(
-                f"{path} holds another collection than this run's heads-up teacher step: remove it"
-            )
-        print(f"heads-up teacher: fitting the {len(demos):,} decisions saved in {path}", flush=True)
-    else:
-        try:
-            demos = collect_heads_up(config, progress)
-        except KeyboardInterrupt:
-            print("\ninterrupted while playing the heads-up teacher step", file=sys.stderr)
-            raise
-        save_demonstrations(demos, path)
+    demos = saved_or_collected(
+        config.run_dir / HEADS_UP,
+        heads_up_meta(config),
+        lambda: collect_heads_up(config, progress),
+        "heads-up teacher step",
+    )
     heads_up = heads_up_rows(demos.obs, config)
     own = _choices(NumpyPolicy.from_sb3(model.policy), demos)
     taught = heads_up & (own != demos.actions)  # where the teacher's move is not the model's

@@ -7,17 +7,14 @@ checkpoint fits those instead of collecting again), then the fit of the model's 
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
 from agents.training.collection import (
-    IMITATION_CHUNK,
     collect_in_jobs,
     job_env,
-    read_demonstrations,
-    save_demonstrations,
-    table_of,
+    saved_or_collected,
+    step_meta,
 )
 from agents.training.config import TrainConfig
 
@@ -31,18 +28,14 @@ def model_spec(config: TrainConfig) -> str:
 
 def improvement_meta(config: TrainConfig) -> dict[str, Any]:
     """What the step's collection is: saved with it, compared when a run starts again."""
-    return {
-        "table": table_of(config),
-        "model": config.init_from,
-        "opponents": config.opponents,
-        "league": config.league,
-        "rollouts": config.improve_rollouts,
-        "objective": config.improve_objective,
-        **({"players_in": config.improve_players_in} if config.improve_players_in else {}),
-        "decisions": config.improve_decisions,
-        "seed": config.seed,
-        "chunk": IMITATION_CHUNK,
-    }
+    players_in = {"players_in": config.improve_players_in} if config.improve_players_in else {}
+    return step_meta(
+        config,
+        rollouts=config.improve_rollouts,
+        objective=config.improve_objective,
+        decisions=config.improve_decisions,
+        **players_in,
+    )
 
 
 def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
@@ -78,19 +71,12 @@ def improvement_step(model: Any, config: TrainConfig, progress: bool) -> dict[st
     from agents.improvement import improve
 
     t0 = time.perf_counter()
-    path = config.run_dir / IMPROVEMENT
-    if path.exists():
-        demos = read_demonstrations(path)
-        if demos.meta != improvement_meta(config):
-            raise ValueError(f"{path} holds another collection than this run's improvement step: remove it")
-        print(f"improve: fitting the {len(demos):,} decisions saved in {path}", flush=True)
-    else:
-        try:
-            demos = collect_measured(config, progress)
-        except KeyboardInterrupt:
-            print("\ninterrupted while measuring the improvement step's moves", file=sys.stderr)
-            raise
-        save_demonstrations(demos, path)
+    demos = saved_or_collected(
+        config.run_dir / IMPROVEMENT,
+        improvement_meta(config),
+        lambda: collect_measured(config, progress),
+        "improvement step",
+    )
     stats = improve(
         model,
         demos,
