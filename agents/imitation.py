@@ -81,6 +81,11 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    def take(self, rows: np.ndarray) -> Demonstrations:
+        """These rows' decisions (indices, in order), every field kept."""
+        picked = {f: (None if getattr(self, f) is None else getattr(self, f)[rows]) for f in self.FIELDS}
+        return type(self)(**picked, meta=self.meta)
+
     def measured(self) -> tuple[np.ndarray, np.ndarray]:
         """``knock_gain`` and ``alternatives`` filled for every row (NaN and the teacher's
         action where nothing was measured)."""

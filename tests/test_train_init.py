@@ -81,6 +81,38 @@ def test_the_heads_up_teacher_step_refits_the_model_and_anchors_to_the_refitted_
     assert not np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-3)
 
 
+def test_heads_up_others_keeps_every_heads_up_decision_and_a_share_of_the_rest(source, tmp_path):
+    """``--heads-up-others``: a job plays the same games and keeps, of its decisions,
+    every one taken heads-up and a drawn share of the others, labels unchanged; the
+    share is part of the collection's meta (absent at 1: older files still match)."""
+    import agents
+    from agents.training.config import TrainConfig
+    from agents.training.heads_up import _heads_up_chunk, heads_up_meta, heads_up_rows
+
+    def job(others):
+        config = TrainConfig(
+            runs_dir=str(tmp_path), init_from=str(source), heads_up_teacher="expert", opponents="greedy",
+            heads_up_others=others, n_envs=1, vec_env="dummy",
+        )  # fmt: skip
+        return config, _heads_up_chunk((config, 11, 1500, agents.from_spec))
+
+    full_config, full = job(1.0)
+    part_config, part = job(0.25)
+    two_in = heads_up_rows(full.obs, full_config)
+    kept, j = [], 0  # where each kept row sits among all the job's rows (in order)
+    for row in part.obs:
+        while not np.array_equal(full.obs[j], row):
+            j += 1
+        kept.append(j)
+        j += 1
+    kept = np.array(kept)
+    assert set(np.flatnonzero(two_in)) <= set(kept)  # every heads-up decision
+    others = len(kept) - two_in.sum()
+    assert 0.15 * (~two_in).sum() < others < 0.35 * (~two_in).sum()
+    assert np.array_equal(part.actions, full.actions[kept]) and np.array_equal(part.masks, full.masks[kept])
+    assert heads_up_meta(part_config)["others"] == 0.25 and "others" not in heads_up_meta(full_config)
+
+
 def test_a_run_with_the_opponent_history_starts_from_a_model_without_it(source, tmp_path):
     """The model's input layers take the new inputs with zero weights: the run starts
     (and its anchor stays) where the model played, whatever the history says; the run's
@@ -141,6 +173,7 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
             "['blitz31'], not among the run's",
         ),
         (["--heads-up-decisions", "0"], "heads_up_decisions=0 must be at least 1"),
+        (["--heads-up-others", "1.5"], "heads_up_others=1.5 must be a share in (0, 1]"),
     ],
 )
 def test_bad_warm_start_and_endgame_options_exit_2(tmp_path, extra, message):

@@ -187,10 +187,11 @@ def collect_in_jobs(
         bar = tqdm(total=total, unit="decision", unit_scale=True, desc=desc)
     parts = []
     try:
-        for part in ordered_map(job, [(config, s, n, make_player) for s, n in jobs], backend):
-            parts.append(part)
+        played = ordered_map(job, [(config, s, n, make_player) for s, n in jobs], backend)
+        for part, size in zip(played, sizes, strict=True):
+            parts.append(part)  # a job may keep fewer than it played (--heads-up-others)
             if bar:
-                bar.update(len(part))
+                bar.update(size)
     finally:
         if bar:
             bar.close()

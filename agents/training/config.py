@@ -153,7 +153,14 @@ class TrainConfig:
         "against these (the collection reads who sits at the table; the model sees only its "
         "observation, where --opponent-history tells them apart); '' = against anyone",
     )
-    heads_up_decisions: int = option(600_000, "decisions the heads-up teacher step plays (all recorded)")
+    heads_up_decisions: int = option(600_000, "decisions the heads-up teacher step plays")
+    heads_up_others: float = option(
+        1.0,
+        "share of the heads-up teacher step's decisions taken with three or more players in that "
+        "are kept for its refit (each job keeps a random such share, drawn from its seed; every "
+        "heads-up decision is kept): a long collection gathers many heads-up decisions without a "
+        "fit over all the others; 1 = all",
+    )
     heads_up_weight: float = option(
         5.0, "weight of a heads-up decision against any other in the heads-up teacher step's fit"
     )
@@ -386,6 +393,8 @@ class TrainConfig:
         if self.heads_up_decisions < 1 or self.heads_up_epochs < 1:
             name = "heads_up_decisions" if self.heads_up_decisions < 1 else "heads_up_epochs"
             raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if not 0 < self.heads_up_others <= 1:
+            raise ValueError(f"heads_up_others={self.heads_up_others!r} must be a share in (0, 1]")
         if self.heads_up_weight <= 0 or self.heads_up_lr <= 0:
             name = "heads_up_weight" if self.heads_up_weight <= 0 else "heads_up_lr"
             raise ValueError(f"{name}={getattr(self, name)!r} must be positive")

@@ -36,8 +36,10 @@ HEADS_UP = "heads_up.npz"  #: the heads-up teacher step's decisions, in the run 
 
 def heads_up_meta(config: TrainConfig) -> dict[str, Any]:
     """What the step's collection is: saved with it, compared when a run starts again."""
-    against = {"against": config.heads_up_against} if config.heads_up_against else {}
-    return step_meta(config, teacher=config.heads_up_teacher, decisions=config.heads_up_decisions, **against)
+    own: dict[str, Any] = {"against": config.heads_up_against} if config.heads_up_against else {}
+    if config.heads_up_others < 1:  # absent at 1: files saved before the option still match
+        own["others"] = config.heads_up_others
+    return step_meta(config, teacher=config.heads_up_teacher, decisions=config.heads_up_decisions, **own)
 
 
 def _choices(policy: Any, demos: Any) -> np.ndarray:
@@ -66,9 +68,15 @@ def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     model = make_player(model_spec(config))
     teacher = make_player(config.heads_up_teacher)
     against = local_specs([a.strip() for a in config.heads_up_against.split(",") if a.strip()], make_player)
-    return collect(
+    demos = collect(
         env, teacher, size, config.gamma, seed, behaviour=model, teach_players_in=2, teach_against=against
     )
+    if config.heads_up_others >= 1:
+        return demos
+    # the job's own stream for the draw (a child of its seed: the play's stream is the seed's)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    keep = heads_up_rows(demos.obs, config) | (rng.random(len(demos)) < config.heads_up_others)
+    return demos.take(np.flatnonzero(keep))
 
 
 def collect_heads_up(config: TrainConfig, progress: bool) -> Any:
