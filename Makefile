@@ -60,7 +60,7 @@ GAUNTLET_GAMES ?= 400
 gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
 
-# The 4-player agent's recipe as one command (agents/models/ppo_standard_4p.md): imitation
+# The recipe of the 4-player agent shipped before the current one (W12, the 4p card): imitation
 # of search with the knock weighted, then rounds of DAgger with measured knocks (the third
 # valued by the chance to win the game), an RL phase (`rl1`: a refit over the pooled
 # decisions as the warm start, sharpened 3x, the KL anchor, and 4 million PPO steps in the
@@ -78,7 +78,7 @@ IMPROVE_DECISIONS ?= 160000
 # heads-up decision in its fit, and the opponents whose heads-up ends it labels (empty: every end)
 HU_OPPONENTS ?= greedy,expert,blitz31
 HU_WEIGHT ?= 3
-HEADS_UP_AGAINST ?=
+HEADS_UP_AGAINST ?= greedy
 # PPO held still after a step that refits the model itself (the step's model is the run's)
 HOLD := --total-timesteps 2048 --n-envs 2 --n-steps 1024 --batch-size 1024 --n-epochs 1 --learning-rate 1e-8 \
 	--eval-every 0 --workers 2
@@ -118,11 +118,12 @@ agent-4p: $(STAMP)
 		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz,runs/$(AGENT)-k8/demonstrations.npz
 	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-rl/final_model.zip expert expert expert --games 2000 \
 		--workers 2 --seed 21 --out results/$(AGENT)-vs-experts
-# The recipe with its last two steps (`k8`, `rl`) replaced by a step of policy improvement by
-# measured moves (`imp`, with the opponent history in the observation) and the heads-up teacher
-# (`hu`: the expert labels the decisions taken with two players in, against HEADS_UP_AGAINST's
-# players or anyone): 88.6 minutes on 2 cores (timed in one piece), not shipped (the card's *Both
-# steps inside the recipe*); the agent is runs/$(AGENT)-hu/final_model.zip.
+# The shipped 4-player agent's recipe (agents/models/ppo_standard_4p.md): the first six steps
+# above, then in place of `k8` and `rl` a step of policy improvement by measured moves (`imp`,
+# with the opponent history in the observation) and the heads-up teacher (`hu`: the expert
+# labels the decisions taken with two players in against HEADS_UP_AGAINST's players, greedy by
+# default; empty: every end): 88.6 minutes on 2 cores (timed in one piece); the agent is
+# runs/$(AGENT)-hu/final_model.zip. `agent-4p` above trains the model shipped before it.
 agent-4p-hu: $(STAMP)
 	$(WARM_START)
 	$(PY) train.py --run-name $(AGENT)-imp --init-from runs/$(AGENT)-rl1/final_model.zip --opponent-history \

@@ -146,3 +146,13 @@ def recorded_heads_up(seed: int = 0) -> tuple[object, list[str]]:
     players = [agents.make("greedy"), agents.make("expert")]
     rec = play_game(players, np.random.default_rng(seed), rules, keep_history=True)
     return rec, game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+
+
+def takes_history(path: object, players: int = 4, rules: str | Rules = "standard") -> bool:
+    """Whether the model at ``path`` reads the observation with the ``opponent_history``
+    part at its table (the shipped 4-player model does), so a test's env observes for it."""
+    from agents.ppo import PPOPlayer
+
+    player = PPOPlayer(str(path))
+    player.check_table(players, rules)
+    return player.obs_encoding == "flat+history"

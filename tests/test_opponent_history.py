@@ -189,16 +189,17 @@ def test_a_player_that_asks_for_the_history_gets_it_from_the_engine_and_the_kern
 
 def test_a_teacher_without_the_history_labels_a_learner_that_has_it():
     """Imitation in an env with the history: the learner's demonstrations carry it, and
-    a teacher trained without it (the shipped model) decides on what it reads."""
+    a teacher trained without it (the zoo's Stop the Bus model) decides on what it reads."""
     from agents.imitation import collect
     from agents.ppo import PPOPlayer
 
-    teacher = PPOPlayer("agents/models/ppo_standard_4p.zip")
-    env = ThirtyOneEnv(4, opponent_history=True)
+    teacher = PPOPlayer("agents/models/ppo_stop_the_bus_4p.zip")  # trained without the history
+    env = ThirtyOneEnv(4, "stop_the_bus", opponent_history=True)
     demos = collect(env, teacher, 60, 0.99, seed=2)
     layout = env.obs_layout
     assert demos.obs.shape == (60, layout.size)
-    plain = ObsLayout(4).size
+    plain = ObsLayout(4, env.rules).size
+    assert teacher.policy.input_size == plain < layout.size
     again = teacher.act_batch(demos.obs[:, :plain].astype(np.float32), demos.masks)
     assert (again == demos.actions).mean() > 0.9  # stored as float16: a near tie may round the other way
 

@@ -17,7 +17,9 @@ DECISIONS = 3000
 
 @pytest.fixture(scope="module")
 def shipped() -> PPOPlayer:
-    return PPOPlayer(str(SHIPPED_MODEL))
+    player = PPOPlayer(str(SHIPPED_MODEL))
+    player.check_table(4, "standard")  # which observation it takes (with the history or not)
+    return player
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +27,13 @@ def played(shipped: PPOPlayer) -> tuple[np.ndarray, np.ndarray]:
     """Flat observations and masks of the learner's seat in real 4-player games: the
     shipped agent playing (a fifth of its moves random, for variety) against itself,
     the expert and greedy."""
-    env = ThirtyOneEnv(4, "standard", opponents=[PPOPlayer(), agents.make("expert"), agents.make("greedy")])
+    history = shipped.obs_encoding == "flat+history"
+    env = ThirtyOneEnv(
+        4,
+        "standard",
+        opponents=[PPOPlayer(), agents.make("expert"), agents.make("greedy")],
+        opponent_history=history,
+    )
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
     observations, masks = [], []
@@ -136,9 +144,10 @@ def test_a_malformed_batch_is_refused_naming_the_model(shipped, played):
     observations, masks = played
     obs, mask = observations[:4], masks[:4]
     path = str(SHIPPED_MODEL)
+    size = f"observations of size {obs.shape[1]}"
     wrong = [
-        (obs[:, :-1], mask, "observations of size 650"),
-        (obs[0], mask[:1], "observations of size 650"),
+        (obs[:, :-1], mask, size),
+        (obs[0], mask[:1], size),
         (obs, mask[:3], r"action masks of shape \(4, 56\)"),
         (obs, mask[:, :-1], r"action masks of shape \(4, 56\)"),
         (obs, np.zeros_like(mask), "no legal action in the mask of row 0"),

@@ -16,6 +16,7 @@ import pytest
 # machine's outward address); read by Ray when it is first imported.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 ray = pytest.importorskip("ray")
+from conftest import takes_history  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 import agents  # noqa: E402
@@ -141,6 +142,7 @@ def test_training_collection_and_evaluations_on_ray_equal_local(cluster, tmp_pat
         eval_opponents=f"greedy,{bot}:Last",
         eval_games=24,
         n_envs=2,
+        opponent_history=takes_history(model),  # the learner evaluated is that model
     )
     local = demonstrations(TrainConfig(**base, workers=2))
     on_ray = demonstrations(TrainConfig(**base, cluster="ray"))

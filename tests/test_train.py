@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import takes_history
 from train_helpers import ROOT, TINY, WARM, run_train
 
 import agents
@@ -243,7 +244,9 @@ def test_ctrl_c_saves_a_checkpoint(tmp_path):
 def test_shipped_agent_loads_by_name_and_plays_legally():
     player = agents.make("ppo")
     env = ThirtyOneEnv(
-        opponents=[agents.make("expert"), agents.make("greedy"), player], illegal_action="raise"
+        opponents=[agents.make("expert"), agents.make("greedy"), player],
+        illegal_action="raise",
+        opponent_history=takes_history(SHIPPED_MODEL),
     )
     obs, info = env.reset(seed=5)
     for _ in range(300):

@@ -6,6 +6,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+from conftest import takes_history
 from train_helpers import TINY, run_train
 
 from agents.ppo import SHIPPED_MODEL, PPOPlayer
@@ -62,13 +63,14 @@ def test_a_tiny_run_against_the_expert_and_its_own_snapshots_trains_batched(tmp_
 def test_batched_evaluation_counts_the_single_env_games(tmp_path):
     """Game ``j`` seeded ``seed + j`` on the batched env is the single env's game: the
     same wins (shared ones 1/k) and lives lost per round, counted once, to the end."""
-    config = TrainConfig(runs_dir=str(tmp_path))
+    history = takes_history(SHIPPED_MODEL)
+    config = TrainConfig(runs_dir=str(tmp_path), opponent_history=history)
     games, seed = 24, 5
     row = evaluate_batched(Path(SHIPPED_MODEL), config, "greedy", games, seed)
     learner = PPOPlayer(str(SHIPPED_MODEL))
     won, lost, rounds = [], 0, 0
     for j in range(games):
-        env = ThirtyOneEnv(4, "standard", [GreedyPolicy() for _ in range(3)])
+        env = ThirtyOneEnv(4, "standard", [GreedyPolicy() for _ in range(3)], opponent_history=history)
         obs, info = env.reset(seed=seed + j)
         results = list(info.get("skipped_rounds", []))
         done = False

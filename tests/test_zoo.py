@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import takes_history
 
 import agents
 from agents import ppo
@@ -79,7 +80,8 @@ def test_the_default_ppo_picks_the_zoo_model_of_its_table(three_zoo):
         player = agents.make("ppo")
         player.check_table(players, Rules.preset(rules))
         assert player.path == str(three_zoo / f"{name}.zip")
-        assert player.policy.input_size == ObsLayout(players, Rules.preset(rules)).size
+        layout = ObsLayout(players, Rules.preset(rules))
+        assert player.policy.input_size in (layout.size, layout.with_history().size)
     # one player seated at another table picks again
     player = agents.from_spec("ppo")
     player.check_table(3, Rules.preset("cut_throat"))
@@ -106,7 +108,13 @@ def test_the_zoo_player_plays_the_shipped_agents_decisions():
     zoo_player, shipped = agents.make("ppo"), PPOPlayer(str(SHIPPED_MODEL))
     with pytest.raises(ValueError, match=r"not told the table: call check_table\(num_players, rules\)"):
         zoo_player.act(np.zeros(650, dtype=np.float32), np.ones(56, dtype=np.int8))
-    env = ThirtyOneEnv(4, "standard", opponents=[zoo_player, GreedyPolicy(), GreedyPolicy()], seat=0)
+    env = ThirtyOneEnv(
+        4,
+        "standard",
+        opponents=[zoo_player, GreedyPolicy(), GreedyPolicy()],
+        seat=0,
+        opponent_history=takes_history(SHIPPED_MODEL),
+    )
     obs, info = env.reset(seed=3)
     for _ in range(200):
         a = shipped.act(obs, info["action_mask"])
@@ -122,7 +130,13 @@ def test_every_zoo_model_is_what_the_zoo_player_plays_at_its_table(model):
     ``ppo`` player is that file, decision for decision, and plays only legal moves."""
     zoo_player, direct = agents.make("ppo"), PPOPlayer(str(model.path))
     opponents = [GreedyPolicy() for _ in range(model.players - 1)]
-    env = ThirtyOneEnv(model.players, model.rules, opponents=[zoo_player, *opponents[1:]], seat=0)
+    env = ThirtyOneEnv(
+        model.players,
+        model.rules,
+        opponents=[zoo_player, *opponents[1:]],
+        seat=0,
+        opponent_history=takes_history(model.path, model.players, model.rules),
+    )
     obs, info = env.reset(seed=5)
     for _ in range(150):
         a = direct.act(obs, info["action_mask"])
@@ -207,10 +221,9 @@ def test_the_zoo_index_matches_the_model_files():
     assert "ppo_standard_4p" in {m.name for m in models}
     for m in models:
         policy = load_policy(m.path)
-        assert (policy.input_size, policy.num_actions) == (
-            ObsLayout(m.players, m.rules).size,
-            num_actions(m.rules),
-        )
+        layout = ObsLayout(m.players, m.rules)  # the flat observation, with the history part or not
+        assert policy.input_size in (layout.size, layout.with_history().size)
+        assert policy.num_actions == num_actions(m.rules)
         assert zoo_model(m.players, m.rules) == m
         title = (ZOO / f"{m.name}.md").read_text().splitlines()[0]
         assert title.startswith(
