@@ -341,6 +341,10 @@ def test_imitation_can_refit_saved_demonstrations(tiny_run, tmp_path):
     assert done.returncode == 0, done.stderr
     with np.load(source) as a, np.load(tmp_path / "refit" / "demonstrations.npz") as b:
         assert np.array_equal(a["actions"], b["actions"])
+        n_rows = len(a["actions"])
+    steps = json.loads((tmp_path / "refit" / "steps.json").read_text())  # what the fit reported, kept
+    assert list(steps) == ["imitation"] and steps["imitation"]["decisions"] == n_rows
+    assert 0 <= steps["imitation"]["accuracy"] <= 1 and steps["imitation"]["seconds"] >= 0
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
     done = run_train("--run-name", "refit2", "--runs-dir", str(tmp_path), *args, "--imitate-from", str(bad))

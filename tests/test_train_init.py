@@ -2,6 +2,8 @@
 model's networks, read without unpickling, anchored to it with ``--kl-coef``) and
 ``--endgame`` (a share of training games dealt at their heads-up end)."""
 
+import json
+
 import numpy as np
 import pytest
 from train_helpers import TINY, run_train
@@ -48,6 +50,8 @@ def test_the_improvement_step_measures_the_models_moves_and_anchors_to_the_impro
     assert "improvement step: 150 decisions" in done.stdout
     demos = Demonstrations.load(tmp_path / "imp" / "improvement.npz")
     assert len(demos) == 150 and (demos.move_actions >= 0).sum(axis=1).min() >= 2
+    step = json.loads((tmp_path / "imp" / "steps.json").read_text())["improvement"]  # as printed, kept
+    assert step["rows"] + step["held_out"] == 150 and step["held_out"] > 0 and 0 <= step["changed"] <= 1
     assert demos.meta["model"] == str(source) and demos.meta["rollouts"] == 1
     anchor = load_policy(tmp_path / "imp" / "anchor_policy.npz")
     start = policy_from_zip(source.read_bytes())
@@ -77,6 +81,9 @@ def test_the_heads_up_teacher_step_refits_the_model_and_anchors_to_the_refitted_
     assert 0 < two_in.sum() < len(demos)
     assert np.array_equal(demos.actions[~two_in], own[~two_in])  # the model's own moves
     assert (demos.actions[two_in] != own[two_in]).any()  # the teacher's
+    step = json.loads((tmp_path / "hu" / "steps.json").read_text())["heads_up_teacher"]  # as printed, kept
+    assert step["rows"] == 400 and step["heads_up"] == two_in.sum()
+    assert step["differ"] == (demos.actions[two_in] != own[two_in]).sum()
     anchor = load_policy(tmp_path / "hu" / "anchor_policy.npz")
     assert not np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-3)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import agents
@@ -27,6 +28,7 @@ from agents.training.models import (
 from agents.training.run_folder import (
     checkpoint_steps,
     last_checkpoint,
+    record_step,
     refuse_existing,
     remove_failed_start,
     set_aside_after,
@@ -123,6 +125,13 @@ def train(
             raise
 
 
+def timed_step(run_dir: Path, name: str, step: Callable[[], dict[str, float]]) -> None:
+    """Run one step before PPO and keep what it reports in the run folder (``steps.json``)."""
+    t0 = time.perf_counter()
+    stats = step()
+    record_step(run_dir, name, stats, time.perf_counter() - t0)
+
+
 def run_locked(
     config: TrainConfig,
     resume: bool,
@@ -153,17 +162,17 @@ def run_locked(
         check_can_go_on(config, start)
         set_aside_after(run_dir, start if ckpt else -1)
         if config.imitate and ckpt is None:
-            warm_start(model, config, progress, warm)
+            timed_step(run_dir, "imitation", lambda: warm_start(model, config, progress, warm))
         if config.init_from and ckpt is None:
             load_initial_weights(model, warm, config.init_from, init_width(config))
             if config.improve_decisions:
                 from agents.training.improvement import improvement_step
 
-                improvement_step(model, config, progress)
+                timed_step(run_dir, "improvement", lambda: improvement_step(model, config, progress))
             if config.heads_up_teacher:
                 from agents.training.heads_up import heads_up_step
 
-                heads_up_step(model, config, progress)
+                timed_step(run_dir, "heads_up_teacher", lambda: heads_up_step(model, config, progress))
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))

@@ -15,12 +15,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents.training.config import OPERATIONAL, PLACEMENT, TrainConfig
 from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
 from thirtyone_env.harness.files import FolderLock, atomic_write
 
 CONFIG = "config.json"
 VERSIONS = "versions.json"
+STEPS = "steps.json"  #: what each step before PPO reported (the warm start, the improvement step, ...)
 CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
 
 
@@ -75,6 +78,17 @@ def write_new_run(config: TrainConfig) -> None:
     """A fresh run's ``config.json`` and ``versions.json``."""
     atomic_write(config.run_dir / CONFIG, json.dumps(dataclasses.asdict(config), indent=2))
     atomic_write(config.run_dir / VERSIONS, json.dumps(library_versions(), indent=2))
+
+
+def record_step(run_dir: Path, step: str, stats: dict[str, float], seconds: float) -> None:
+    """Add one step's figures (what it printed, and its time) to the run's ``steps.json``,
+    atomically: a console piped away or cut short does not lose them. The steps run once,
+    at the run's start (a run started again from its beginning writes them again)."""
+    path = run_dir / STEPS
+    steps = json.loads(path.read_text()) if path.exists() else {}
+    figures = {k: None if np.isnan(v) else float(v) for k, v in stats.items()}  # JSON has no NaN
+    steps[step] = {**figures, "seconds": round(seconds, 1)}
+    atomic_write(path, json.dumps(steps, indent=2) + "\n")
 
 
 def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:

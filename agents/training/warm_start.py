@@ -87,10 +87,11 @@ def sharpen(policy: Any, factor: float) -> None:
         policy.action_net.bias.mul_(factor)
 
 
-def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = None) -> None:
+def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = None) -> dict[str, float]:
     """The imitation warm start (see :mod:`agents.imitation`): fit ``demos`` (from
     ``--imitate-from``), else the demonstrations saved in the run folder (a run started
-    again), else collect them; saved in the run folder before the fit."""
+    again), else collect them; saved in the run folder before the fit. Returns the fit's
+    figures."""
     from agents.imitation import pretrain
 
     t0 = time.perf_counter()
@@ -126,3 +127,4 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
         f"({time.perf_counter() - t0:.0f}s)",
         flush=True,
     )
+    return {"decisions": float(len(demos)), **stats}
