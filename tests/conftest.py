@@ -7,9 +7,11 @@ Plain functions, imported by the test files with ``from conftest import deal, pl
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from thirtyone_env.game.actions import discard_action
 from thirtyone_env.game.cards import parse_card, parse_cards
@@ -26,6 +28,18 @@ from thirtyone_env.game.engine import (
     stacked_table_deck,
 )
 from thirtyone_env.game.rules import Rules
+
+
+@pytest.fixture(autouse=True, scope="session")
+def ctrl_c_reaches_the_trainers():
+    """Some tests press Ctrl-C on a trainer. A shell that starts the suite in the
+    background (``make test &``) has SIGINT ignored, and an ignored SIGINT is inherited by
+    every child: give this process Python's own handler, so the children start with the
+    default and the tests see what a user at a terminal sees."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 def card(text: str) -> int:

@@ -33,17 +33,6 @@ def main(*args: str) -> int:
     return cli.main(list(args))
 
 
-@pytest.fixture(autouse=True)
-def ctrl_c_reaches_the_trainers():
-    """These tests press Ctrl-C. A shell that starts the suite in the background
-    (``make test &``) has it ignored, and an ignored SIGINT is inherited by every child:
-    give this process Python's own handler, so the children start with the default."""
-    before = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before)
-
-
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     """A tiny run with a warm start, to 512 steps (checkpoints at 256 and 512)."""
