@@ -20,14 +20,19 @@ Command-line tools take players as specs (:func:`from_spec`):
 - ``name`` or ``name:key=value,key=value``: a built-in player above, or one an
   installed package registers under the entry point group ``thirtyone.players``
   (``name = "module:Class"``; a built-in name always means the built-in player);
-- ``package.module:Class[:options]``: a player class (or a function that returns a
-  player) by import path; the module must be importable (installed, or on
-  ``PYTHONPATH``);
+- ``package.module:Class[:options]``: a player class (a class with an ``act``
+  method) or a factory by import path; the module must be importable (installed, or
+  on ``PYTHONPATH``);
 - ``path/to/file.py:Class[:options]``: the same from a Python file.
 
-Options are the constructor's keyword arguments, read as their annotated types
-(``int``, ``float``, ``bool``, ``str`` or any of these ``| None``). Naming a module
-or file runs it, as ``python file.py`` would: name only code you trust.
+A factory is a Python function whose return annotation names a player class
+(``def cautious(knock_at: float = 30) -> EarlyKnocker``): that is checked before it is
+called, so a spec never calls a function that does not say it makes a player
+(``os:abort``, a builtin, an unannotated helper). Options are the constructor's keyword
+arguments, read as their annotated types (``int``, ``float``, ``bool``, ``str`` or any
+of these ``| None``). Naming a module or file runs it, as ``python file.py`` would:
+name only code you trust (:func:`spec_kind` tells which specs do, before anything is
+imported; the web table refuses them unless started with ``--allow-code``).
 """
 
 from __future__ import annotations
@@ -109,6 +114,19 @@ def from_spec(spec: str) -> Any:
     option."""
     label, target, kwargs = _parse(spec)
     return _construct(label, target, kwargs)
+
+
+def spec_kind(spec: str) -> str:
+    """Which kind of player ``spec`` names, read from its text alone (nothing is
+    imported): ``"builtin"`` (a name of :data:`REGISTRY`), ``"registered"`` (an
+    installed package's entry point), ``"module"`` (``package.module:Class``) or
+    ``"file"`` (``path.py:Class``). The last three run code that is not this package's."""
+    head = spec.strip().partition(":")[0].strip()
+    if head in REGISTRY:
+        return "builtin"
+    if head in _entry_points():
+        return "registered"
+    return "file" if _file_spec(spec.strip()) is not None or head.endswith(".py") else "module"
 
 
 def player_class(spec: str) -> Any:
@@ -290,15 +308,41 @@ def _player_attribute(module: types.ModuleType, attr: str, label: str) -> Any:
             raise ValueError(f"player {label!r}: {where} has no attribute {attr!r}")
         obj = getattr(obj, part)
     if inspect.isclass(obj):
-        if not callable(getattr(obj, "act", None)):
+        if not _is_player_class(obj):
             raise ValueError(
                 f"player {label!r}: class {obj.__name__} has no act(observation, action_mask) method"
             )
-    elif not callable(obj):
+    elif inspect.isfunction(obj):
+        _check_factory(obj, label)
+    else:
         raise ValueError(
-            f"player {label!r}: {attr} is not a player class or function (it is of type {type(obj).__name__})"
+            f"player {label!r}: {attr} is not a player class or factory function "
+            f"(it is of type {type(obj).__name__})"
         )
     return obj
+
+
+def _is_player_class(obj: Any) -> bool:
+    return inspect.isclass(obj) and callable(getattr(obj, "act", None))
+
+
+def _check_factory(function: Any, label: str) -> None:
+    """A factory must say it makes a player: its return annotation, resolved, is a
+    class with an ``act`` method. Checked before the function is ever called, so a
+    spec cannot call a function that does something else (write a file, stop the
+    process, open a socket)."""
+    annotation = _type_hints(function).get("return", inspect.Parameter.empty)
+    if not _is_player_class(annotation):
+        shown = (
+            "none"
+            if annotation is inspect.Parameter.empty
+            else getattr(annotation, "__name__", repr(annotation))
+        )
+        raise ValueError(
+            f"player {label!r}: {function.__name__} is a function whose return annotation "
+            f"({shown}) is not a player class; a factory must be annotated "
+            f"'-> PlayerClass' (a class with an act method)"
+        )
 
 
 def _construct(label: str, target: Any, kwargs: dict[str, Any]) -> Any:

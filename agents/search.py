@@ -167,6 +167,8 @@ class SearchPlayer:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         if batch < 2:
             raise ValueError(f"batch must be at least 2, got {batch}")
+        if time_limit is not None and not 0 < time_limit < float("inf"):
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
         for name, value, allowed in (
             ("moves", moves, ("knock", "all")),
             ("rollout", rollout, ("expert", "greedy")),

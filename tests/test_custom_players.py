@@ -62,6 +62,17 @@ def not_a_player():
     return 42
 
 
+def touches(path: str = "") -> EarlyKnocker:
+    """A factory that says it makes a player, but first writes a file."""
+    open(path, "w").close()
+    return EarlyKnocker()
+
+
+def touches_unannotated(path: str = ""):
+    open(path, "w").close()
+    return EarlyKnocker()
+
+
 class NoAct:
     def __init__(self, x: int = 1) -> None:
         self.x = x
@@ -177,6 +188,17 @@ def test_entry_points_are_not_seen_without_their_package(site):
         agents.from_spec("early-t31")
 
 
+def test_a_function_that_does_not_say_it_makes_a_player_is_never_called(on_path, tmp_path):
+    """The return annotation is checked before any call: the unannotated function's
+    side effect never happens, the annotated factory's does."""
+    marker = tmp_path / "called"
+    with pytest.raises(ValueError, match="touches_unannotated is a function whose return annotation"):
+        agents.from_spec(f"{PACKAGE}.bots:touches_unannotated:path={marker}")
+    assert not marker.exists()
+    agents.from_spec(f"{PACKAGE}.bots:touches:path={marker}")
+    assert marker.exists()
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -184,8 +206,22 @@ def test_entry_points_are_not_seen_without_their_package(site):
         (f"{PACKAGE}.broken:Bot", r"cannot import module .*broken.*RuntimeError: this module is broken"),
         (f"{PACKAGE}.bots:Nobody", r"bots.py has no attribute 'Nobody'"),
         (f"{PACKAGE}.bots:NoAct", r"class NoAct has no act\(observation, action_mask\) method"),
-        (f"{PACKAGE}.bots:not_a_player", r"not_a_player returned an object of type int, which has no act"),
-        (f"{PACKAGE}.bots:DRAW_STOCK", r"DRAW_STOCK is not a player class or function \(it is of type int\)"),
+        (
+            f"{PACKAGE}.bots:not_a_player",
+            r"not_a_player is a function whose return annotation \(none\) is not",
+        ),
+        (
+            f"{PACKAGE}.bots:DRAW_STOCK",
+            r"DRAW_STOCK is not a player class or factory function \(it is of type int\)",
+        ),
+        (
+            "os:abort",
+            r"abort is not a player class or factory function \(it is of type builtin_function_or_method\)",
+        ),
+        (
+            "thirtyone_env.harness.files:atomic_write:path=x,data=y",
+            r"atomic_write is a function whose return annotation \(Path\) is not a player class",
+        ),
         ("no/such/file.py:Bot", r"player file not found: no/such/file.py"),
         ("filebots.py", r"name the class in the file, as filebots.py:ClassName"),
         (f"{PACKAGE}.bots:EarlyKnocker:first=x", r"option 'first' takes an integer, got 'x'"),

@@ -184,7 +184,7 @@ def test_two_processes_on_one_run_folder(tmp_path):
         (["--net-arch", "99999999999,64"], "at most 16 layers of at most 8,192 units"),
         (["--n-envs", "100000"], "n_envs=100000: at most 65,536"),
         (["--vec-env", "subproc", "--n-envs", "1000"], "n_envs=1000: at most 256 with the subproc"),
-        (["--opponents", "os:getcwd"], "getcwd returned an object of type str"),
+        (["--opponents", "os:getcwd"], "getcwd is not a player class or factory function"),
         (["--players", "3", "--eval-opponents", f"ppo:path={SHIPPED_MODEL}"], "trained for another table"),
         (
             ["--players", "3", "--rules", "pagat", "--opponents", "ppo"],
