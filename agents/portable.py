@@ -5,9 +5,15 @@ that exists on the machine where the command was typed; the workers of a Ray clu
 on other nodes do not have it. :class:`PortableReader` reads every file the given
 specs read (:func:`agents.spec_files`, with the files beside a model that say its
 table) once, where it is made, and carries their bytes with a SHA-256 of each. Called
-on any machine it writes the files into that machine's cache folder (once, under
-their digest, atomically) and builds the player from the spec with the paths moved
-there: the same bytes everywhere, so the same games.
+on any machine it writes the files into that machine's cache folder (under their
+digest, atomically) and builds the player from the spec with the paths moved there:
+the same bytes everywhere, so the same games.
+
+What runs is what was carried: a copy already in the cache is hashed again on every
+use (never trusted for its size and time, which anyone who can write the file can
+keep), and the cache folder is private (the user's own, mode 0700, no symbolic link),
+so no other user can put or swap a file between that check and the load that follows.
+A folder that is not is refused, never used.
 
 :func:`reader` is what the command-line tools and the research layer (through the
 ``thirtyone.player_specs`` entry point) build players with: :func:`agents.from_spec`
@@ -16,9 +22,9 @@ itself where the work stays on this machine, a portable reader where it goes to 
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -54,9 +60,9 @@ class CarriedFile:
         return cls(path.name, data, hashlib.sha256(data).hexdigest(), tuple(cls.read(p) for p in companions))
 
     def place(self, folder: Path | None = None) -> Path:
-        """The file written on this machine (once: a copy with the right bytes is
-        kept), in ``folder`` or its own folder of the cache named by its digest, with
-        its companions beside it; its path."""
+        """The file written on this machine, in ``folder`` or its own folder of the
+        cache named by its digest, with its companions beside it; its path. A copy
+        already there is kept only if its bytes, hashed now, are these."""
         folder = folder or cache_dir() / self.digest
         path = folder / self.name
         if not _holds(path, self.digest):
@@ -67,26 +73,68 @@ class CarriedFile:
 
 
 def cache_dir() -> Path:
-    """This machine's folder of carried files (:data:`CACHE_ENV`)."""
+    """This machine's folder of carried files (:data:`CACHE_ENV`), made private
+    (mode 0700) where it is new; ``ValueError`` names it where it exists but is not
+    private (:func:`_private_dir`). The default lies in the system's temporary folder,
+    which every user can write: the ``thirtyone-<uid>`` folder made there is checked
+    the same way, so no one else can have made it or reach inside."""
     root = os.environ.get(CACHE_ENV)
     if root:
-        return Path(root).expanduser()
+        folder = Path(root).expanduser()
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ValueError(
+                f"cannot make the cache folder {folder} ({CACHE_ENV}): {e.strerror or e}"
+            ) from None
+        return _private_dir(folder)
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    return Path(tempfile.gettempdir()) / f"thirtyone-{uid}" / "carried"
+    return _private_dir(_private_dir(Path(tempfile.gettempdir()) / f"thirtyone-{uid}") / "carried")
 
 
-@functools.lru_cache(maxsize=256)
-def _verified(path_text: str, size: int, mtime_ns: int, digest: str) -> bool:
-    return hashlib.sha256(Path(path_text).read_bytes()).hexdigest() == digest
+def _private_dir(folder: Path) -> Path:
+    """``folder``, made with mode 0700 if it is missing, else checked to be a real
+    folder (not a symbolic link) owned by this user that no group or other user can
+    reach; ``ValueError`` names it and says what is wrong. (Where the system has no
+    user ids, only that it is a folder.)"""
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise ValueError(f"cannot make the cache folder {folder}: {e.strerror or e}") from None
+    else:
+        os.chmod(folder, 0o700)  # the umask may have taken bits the owner needs
+        return folder
+    info = os.lstat(folder)
+    if stat.S_ISLNK(info.st_mode):
+        problem = "is a symbolic link"
+    elif not stat.S_ISDIR(info.st_mode):
+        problem = "is not a folder"
+    elif hasattr(os, "getuid") and info.st_uid != os.getuid():
+        problem = f"is owned by user id {info.st_uid}, not by you ({os.getuid()})"
+    elif hasattr(os, "getuid") and info.st_mode & 0o077:
+        problem = f"can be reached by other users (mode {stat.S_IMODE(info.st_mode):04o}, not 0700)"
+    else:
+        return folder
+    raise ValueError(
+        f"refusing the cache folder {folder}: it {problem}; remove it or set {CACHE_ENV} to a private folder"
+    )
 
 
 def _holds(path: Path, digest: str) -> bool:
-    """Whether ``path`` is a file with these bytes (hashed once per file version)."""
+    """Whether ``path`` is a regular file (not a symbolic link) with these bytes,
+    hashed now: every use reads the file again, since a file of the same size and
+    time may hold other bytes."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
-        stat = path.stat()
+        fd = os.open(path, flags)
     except OSError:
         return False
-    return path.is_file() and _verified(str(path), stat.st_size, stat.st_mtime_ns, digest)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return False
+        return hashlib.sha256(f.read()).hexdigest() == digest
 
 
 class PortableReader:

@@ -3,14 +3,19 @@ found, carried inside a picklable reader and written on the other side under the
 digest; the players built there play the games of the originals. (On a real Ray
 cluster: tests/test_ray.py.)"""
 
+import hashlib
+import os
 import pickle
+import re
 import shutil
+import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 
 import agents
-from agents.portable import CACHE_ENV, CarriedFile, PortableReader, reader
+from agents.portable import CACHE_ENV, CarriedFile, PortableReader, cache_dir, reader
 from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 from thirtyone_env.harness.parallel import Backend
 
@@ -116,3 +121,84 @@ def test_local_work_reads_the_files_in_place(files):
     assert reader(["expert"]) is agents.from_spec
     with pytest.raises(ValueError, match="cannot read"):
         CarriedFile.read(files / "missing.zip")
+
+
+def test_a_swapped_copy_of_the_same_size_and_time_is_written_again(files):
+    """A copy in the cache is hashed on every use: other bytes of the same size,
+    with the file's time put back, are replaced by the carried ones, not run."""
+    carried = CarriedFile.read(files / "bot.py")
+    path = carried.place()
+    assert carried.place() == path  # the copy found there and checked
+    before = path.stat()
+    swapped = carried.data.replace(b"return KNOCK", b"return 0    ")
+    assert len(swapped) == len(carried.data) and swapped != carried.data
+    path.write_bytes(swapped)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert carried.place().read_bytes() == carried.data
+
+
+def test_a_link_in_place_of_a_copy_is_replaced(files, tmp_path):
+    """A symbolic link where the copy belongs is not followed, even to the right bytes."""
+    carried = CarriedFile.read(files / "bot.py")
+    path = carried.place()
+    path.unlink()
+    path.symlink_to(files / "bot.py")
+    assert not carried.place().is_symlink()
+    assert path.read_bytes() == carried.data
+
+
+def test_a_new_cache_folder_is_private(files, tmp_path):
+    """Made 0700 whatever the umask would give a new folder."""
+    old = os.umask(0o000)
+    try:
+        assert cache_dir() == tmp_path / "cache"
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "cache").stat().st_mode) == 0o700
+
+
+def test_the_default_cache_folder_and_its_parent_are_private(tmp_path, monkeypatch):
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = cache_dir()
+    assert folder == tmp_path / f"thirtyone-{os.getuid()}" / "carried"
+    for made in (folder, folder.parent):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700
+    CarriedFile("bot.py", b"x = 1\n", hashlib.sha256(b"x = 1\n").hexdigest()).place()
+    folder.parent.chmod(0o755)
+    with pytest.raises(
+        ValueError, match=rf"cache folder {re.escape(str(folder.parent))}: it can be reached by other users"
+    ):
+        cache_dir()
+
+
+@pytest.mark.parametrize(
+    "spoil, problem",
+    [
+        (lambda d: d.chmod(0o777), "can be reached by other users (mode 0777"),
+        (lambda d: d.chmod(0o750), "can be reached by other users (mode 0750"),
+        (lambda d: os.chown(d, 65534, -1), "is owned by user id 65534"),
+        (
+            lambda d: (d.rmdir(), d.symlink_to(d.parent / "elsewhere", target_is_directory=True)),
+            "is a symbolic link",
+        ),
+        (lambda d: (d.rmdir(), d.write_text("")), "is not a folder"),
+    ],
+    ids=["open-to-all", "open-to-group", "someone-else's", "link", "file"],
+)
+def test_a_cache_folder_that_is_not_private_is_refused(files, tmp_path, spoil, problem):
+    """The cache must be the user's own (0700, owned, a real folder): a folder another
+    user made or can write is refused, by name, and nothing is written there."""
+    if problem.startswith("is owned") and os.getuid() != 0:
+        pytest.skip("giving a folder to another user needs root")
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    spoil(cache)
+    carried = CarriedFile.read(files / "bot.py")
+    with pytest.raises(ValueError, match=rf"cache folder {re.escape(str(cache))}: it {re.escape(problem)}"):
+        carried.place()
+    with pytest.raises(ValueError, match="cache folder"):
+        PortableReader([f"{files / 'bot.py'}:Knocker"])(f"{files / 'bot.py'}:Knocker")
+    assert not any((tmp_path / "elsewhere").iterdir())
