@@ -2,6 +2,7 @@
 harness, the env and play_game; the replay command."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from thirtyone_env.game.policies import RandomPolicy
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.match import play_game
 from thirtyone_env.harness.records import game_lines, read_games, replay, write_lines
+from thirtyone_env.harness.replay import main as replay_main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,15 +53,93 @@ class NeverKnocks(RandomPolicy):
         return super().act(observation, mask)
 
 
-def test_reshuffled_stocks_replay_exactly(tmp_path):
+def reshuffling_game():
+    """A heads-up pagat game (the discard pile is reshuffled when the stock runs out)
+    where nobody knocks, and its record lines: rounds 1, 3 and 4 reshuffle once, round 2
+    ends (a blitz) before the stock runs out."""
     rules = Rules.preset("pagat").replace(max_turns_per_round=150, max_rounds=4)
     rng = np.random.default_rng(2)
     rec = play_game([NeverKnocks(), NeverKnocks()], rng, rules, keep_history=True)
-    lines = game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+    return rec, game_lines(rules, 2, rec.histories, rec.winners, rec.lives)
+
+
+def test_reshuffled_stocks_replay_exactly(tmp_path):
+    rec, lines = reshuffling_game()
     rounds = [json.loads(x) for x in lines if json.loads(x)["type"] == "round"]
     assert any(r["reshuffles"] for r in rounds), "the test needs a reshuffle"
     (game,) = list(read_games(write_lines(tmp_path / "r.jsonl", lines)))
     assert tuple(final_of(game).lives) == rec.lives
+
+
+def with_round(lines, round_no, change):
+    """The record lines with ``change`` made to the line of round ``round_no``."""
+    lines = list(lines)
+    for i, text in enumerate(lines):
+        line = json.loads(text)
+        if line["type"] == "round" and line["round_no"] == round_no:
+            change(line)
+            lines[i] = json.dumps(line)
+            return lines
+    raise AssertionError(f"no round {round_no}")
+
+
+@pytest.mark.parametrize(
+    "record, round_no, change, problem",
+    [
+        (
+            reshuffling_game,
+            1,
+            lambda line: line["reshuffles"].append(list(line["reshuffles"][0])),
+            "the record has 2 reshuffles of the discard pile, but the replay reshuffles 1 time: "
+            "reshuffle 2 is never used",
+        ),
+        (
+            reshuffling_game,
+            2,
+            lambda line: line["reshuffles"].append(line["deck"][-3:]),
+            "the record has 1 reshuffle of the discard pile, but the replay reshuffles 0 times: "
+            "reshuffle 1 is never used",
+        ),
+        (
+            recorded_heads_up,
+            1,
+            lambda line: line["reshuffles"].append([]),
+            "the record has 1 reshuffle of the discard pile, but these rules never reshuffle "
+            "(stock_exhausted='void'): reshuffle 1 is never used",
+        ),
+    ],
+    ids=["one-too-many", "in-a-round-that-never-reshuffles", "under-rules-that-never-reshuffle"],
+)
+def test_a_recorded_reshuffle_the_replay_never_makes_is_refused(
+    tmp_path, capsys, record, round_no, change, problem
+):
+    """A record says what happened: a reshuffle in it that the replayed game never
+    makes is refused, naming the round line, by the replay and by the command."""
+    _rec, lines = record()
+    (genuine,) = list(read_games(write_lines(tmp_path / "genuine.jsonl", lines)))
+    final_of(genuine)
+    path = write_lines(tmp_path / "extra.jsonl", with_round(lines, round_no, change))
+    (game,) = list(read_games(path))
+    with pytest.raises(ValueError, match=f"^round {round_no}: {re.escape(problem)}$"):
+        final_of(game)
+    assert replay_main([str(path)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{path}: game 0: round {round_no}: {problem}")
+
+
+def test_recorded_reshuffled_cards_the_replay_never_draws_are_refused(tmp_path):
+    """Every card a recorded reshuffle lists must be drawn: one more from that stock,
+    left in it when the round ended, is refused."""
+    _rec, lines = reshuffling_game()
+    (genuine,) = list(read_games(write_lines(tmp_path / "genuine.jsonl", lines)))
+    left: list[list[int]] = []  # the stock as each round ends
+    for _ in replay(genuine, on_settle=lambda s: left.append(list(s.stock))):
+        pass
+    listed = len(json.loads(lines[1])["reshuffles"][-1])
+    changed = with_round(lines, 1, lambda line: line["reshuffles"][-1].append(left[0][0]))
+    (game,) = list(read_games(write_lines(tmp_path / "more.jsonl", changed)))
+    problem = f"round 1: recorded reshuffle 1 lists {listed + 1} cards drawn from its stock, the replay draws {listed}"
+    with pytest.raises(ValueError, match=f"^{re.escape(problem)}$"):
+        final_of(game)
 
 
 def test_a_tampered_record_is_caught(tmp_path):

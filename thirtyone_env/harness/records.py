@@ -339,20 +339,46 @@ def read_games(path: str | os.PathLike) -> Iterator[list[dict[str, Any]]]:
 
 
 class _ReplayRng:
-    """Stands in for the generator during a replay: hands out the recorded
-    reshuffles as permutations of the pile being shuffled."""
+    """Stands in for the generator during a replay: hands out a round's recorded
+    reshuffles, in order, as permutations of the pile being shuffled (each stacks its
+    recorded cards on top of the new stock, to be drawn in that order).
+
+    A record says what happened, so each recorded reshuffle must happen in the replay
+    and every card it lists be drawn: a reshuffle the replay never makes (one too many,
+    one in a round that ends before the stock runs out, any under rules that do not
+    reshuffle) or cards listed but never drawn are refused, as a reshuffle the record
+    lacks is. :meth:`start` begins a round, :meth:`finish` checks it used them all."""
 
     def __init__(self) -> None:
         self.pending: list[list[int]] = []
         self.state: GameState | None = None
+        self.where = ""  # the round line, for messages
+        self.used = 0  # reshuffles handed out this round
+        self.stock = 0  # size of the last one's new stock
+        self.listed = 0  # cards its record lists as drawn from it
+
+    def start(self, s: GameState, where: str, reshuffles: list[list[int]]) -> None:
+        """A new round of ``s`` (its line named by ``where``) with its recorded reshuffles."""
+        self.state, self.where = s, where
+        self.pending = [list(x) for x in reshuffles]
+        self.used = self.stock = self.listed = 0
 
     def permutation(self, n: int) -> np.ndarray:
+        self._check_drawn()
         if not self.pending:
-            raise ValueError("the record has fewer reshuffles than the replay needs")
+            raise ValueError(
+                f"{self.where}: the replay reshuffles the discard pile more often than the "
+                f"record's {self.used} reshuffle{'s' if self.used != 1 else ''}"
+            )
         drawn = self.pending.pop(0)
+        self.used += 1
         pile = self.state.discard  # the engine shuffles this list (its top already taken off)
-        if len(pile) != n or not set(drawn) <= set(pile):
-            raise ValueError("a recorded reshuffle does not match the discard pile")
+        if len(pile) != n or len(set(drawn)) != len(drawn) or not set(drawn) <= set(pile):
+            raise ValueError(
+                f"{self.where}: recorded reshuffle {self.used} does not match the discard pile "
+                "(its cards must be distinct cards of the pile)"
+            )
+        self.stock, self.listed = n, len(drawn)
         # the new stock, top last: cards never drawn from it, then the drawn ones
         target = [c for c in pile if c not in set(drawn)] + list(reversed(drawn))
         where = {c: i for i, c in enumerate(pile)}
@@ -360,6 +386,35 @@ class _ReplayRng:
 
     def integers(self, *args: Any, **kwargs: Any) -> int:
         raise ValueError("a replay draws nothing at random: the record must fix every dealer")
+
+    def finish(self) -> None:
+        """``ValueError`` naming the round line where a recorded reshuffle went unused:
+        never made by the replay, or listing cards the replay never drew."""
+        self._check_drawn()
+        if not self.pending:
+            return
+        s = self.state
+        recorded = self.used + len(self.pending)
+        if s.rules.stock_exhausted != "reshuffle":
+            why = f"these rules never reshuffle (stock_exhausted={s.rules.stock_exhausted!r})"
+        else:
+            why = f"the replay reshuffles {self.used} time{'s' if self.used != 1 else ''}"
+        raise ValueError(
+            f"{self.where}: the record has {recorded} reshuffle{'s' if recorded != 1 else ''} "
+            f"of the discard pile, but {why}: reshuffle {self.used + 1} is never used"
+        )
+
+    def _check_drawn(self) -> None:
+        """The cards drawn from the last reshuffled stock (once it runs out, or once the
+        round is over) must be the ones its record lists, all of them."""
+        if not self.used:
+            return
+        drawn = self.stock - len(self.state.stock)
+        if drawn != self.listed:
+            raise ValueError(
+                f"{self.where}: recorded reshuffle {self.used} lists {self.listed} cards drawn "
+                f"from its stock, the replay draws {drawn}"
+            )
 
 
 def replay(
@@ -371,7 +426,9 @@ def replay(
     """Play a recorded game again on the engine; yields ``(state, seat, action)`` after
     each action, and checks every field the record states of each round's result and
     of the game's end against the replay (:func:`check_round`, :func:`check_end`),
-    raising ``ValueError`` at the first difference.
+    raising ``ValueError`` at the first difference. Each round's recorded reshuffles
+    are the stocks the replay draws from when it runs out; one the replay never makes,
+    or lists cards it never draws, is an error too (naming the round).
 
     As at a :class:`~thirtyone_env.harness.driver.Table`, an ``observer`` sees every
     move and ``on_settle(state)`` every settled round once it is checked."""
@@ -391,8 +448,7 @@ def replay(
         else:
             start_round(s, rng, deck=line["deck"], dealer=line["dealer"])  # type: ignore[arg-type]
         rounds += 1
-        rng.state = s
-        rng.pending = [list(x) for x in line["reshuffles"]]
+        rng.start(s, f"round {line.get('round_no')}", line["reshuffles"])
         for seat, action, _name in line["actions"]:
             if s.current != seat:
                 raise ValueError(
@@ -404,6 +460,7 @@ def replay(
                 observed_action(s, action, rng, observer)
             yield s, seat, action
         check_round(line, s)
+        rng.finish()
         if on_settle is not None and s.phase >= ROUND_OVER:
             on_settle(s)
     if s is None:

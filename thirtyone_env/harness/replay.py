@@ -3,7 +3,8 @@
 The game is replayed on the engine (:func:`thirtyone_env.harness.records.replay`), so what is
 printed is what the engine does with the recorded deck and actions. A record that
 does not replay to every standing it states (each round's result: lives, losses,
-values, points or chips, who went out; the game's end), a damaged, empty or
+values, points or chips, who went out; the game's end) or to the reshuffles it
+states (each made, every card it lists drawn), a damaged, empty or
 header-only file, and a record folder without its manifest (an interrupted
 ``evaluate.py --record``) are reported as errors (exit code 2). The file is read one
 game at a time.
