@@ -129,6 +129,12 @@ def spec_kind(spec: str) -> str:
     return "file" if _file_spec(spec.strip()) is not None or head.endswith(".py") else "module"
 
 
+def spec_options(spec: str) -> dict[str, Any]:
+    """The options ``spec`` gives, read as their annotated types, without building the
+    player (``ValueError`` as :func:`from_spec` for a bad spec)."""
+    return _parse(spec)[2]
+
+
 def player_class(spec: str) -> Any:
     """The player class (or function) ``spec`` names, without building a player."""
     return _parse(spec)[1]

@@ -15,6 +15,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
+from agents.web.config import WebConfig  # noqa: E402
 from thirtyone_env.game.cards import format_card  # noqa: E402
 from thirtyone_env.game.rules import PRESETS, Rules  # noqa: E402
 from thirtyone_env.game.views import player_view  # noqa: E402
@@ -22,6 +23,7 @@ from thirtyone_env.harness.records import replay  # noqa: E402
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")
 MAX_MOVES = 4000
+NDJSON = {"Content-Type": "application/x-ndjson"}
 
 
 @pytest.fixture
@@ -35,9 +37,18 @@ def folders(tmp_path):
     return records, results
 
 
+def open_client(config: WebConfig) -> TestClient:
+    """A client of the app that carries its token, addressed to 127.0.0.1."""
+    app = create_app(config)
+    return TestClient(
+        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {app.state.token}"}
+    )
+
+
 @pytest.fixture
 def client(folders):
-    with TestClient(create_app(*folders)) as c:
+    records, results = folders
+    with open_client(WebConfig(records=records, results=results)) as c:
         yield c
 
 
@@ -201,7 +212,10 @@ def test_records_are_saved_listed_and_stepped_through(client, folders):
     assert first["deal"] and all(len(h) == 3 for h in first["hands"])  # a record shows every hand
     assert any(f["result"] for f in data["frames"])
     upload = client.post(
-        "/api/records/upload", content=(records / saved).read_bytes(), params={"name": "x.jsonl"}
+        "/api/records/upload",
+        content=(records / saved).read_bytes(),
+        params={"name": "x.jsonl"},
+        headers=NDJSON,
     )
     assert upload.status_code == 200 and upload.json()["frames"] == data["frames"]
 
@@ -216,7 +230,7 @@ def test_records_are_saved_listed_and_stepped_through(client, folders):
     ],
 )
 def test_a_record_that_fails_to_load_gets_a_clear_message(client, content, message):
-    r = client.post("/api/records/upload", content=content, params={"name": "x.jsonl"})
+    r = client.post("/api/records/upload", content=content, params={"name": "x.jsonl"}, headers=NDJSON)
     assert r.status_code == 400 and message in r.json()["detail"], r.text
 
 
@@ -227,7 +241,9 @@ def test_a_crafted_record_that_does_not_replay_is_refused(client, folders):
     lines = [json.loads(x) for x in client.get(f"/api/games/{answer['id']}/record").text.splitlines()]
     lines[1]["actions"][0][1] = 9999  # an action id no table has
     text = "\n".join(json.dumps(x) for x in lines)
-    r = client.post("/api/records/upload", content=text.encode(), params={"name": "bad.jsonl"})
+    r = client.post(
+        "/api/records/upload", content=text.encode(), params={"name": "bad.jsonl"}, headers=NDJSON
+    )
     assert r.status_code == 400 and "bad.jsonl" in r.json()["detail"]
 
 
@@ -268,7 +284,7 @@ def test_the_pages_and_options(client):
 
 
 def test_without_folders_saving_and_watching_say_how_to_enable_them():
-    with TestClient(create_app()) as c:
+    with open_client(WebConfig()) as c:
         answer = c.post("/api/games", json={"opponents": ["greedy"], "seed": 0}).json()
         c.post(f"/api/games/{answer['id']}/resign")
         r = c.post(f"/api/games/{answer['id']}/save")

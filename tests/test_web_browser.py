@@ -5,11 +5,11 @@ on the watch page; screenshots of both pages go to the test's temporary folder."
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from web_server import start_server
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -31,22 +31,15 @@ FLAGS = [
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """``thirtyone-web`` on a free port of 127.0.0.1, with a records and a results folder."""
+    """``thirtyone-web`` on a free port of 127.0.0.1, with a records and a results folder:
+    (its start-up URL's address with the token, as a query to add, and its folder)."""
     root = tmp_path_factory.mktemp("web")
     (root / "records").mkdir()
     (root / "results" / "demo").mkdir(parents=True)
     (root / "results" / "demo" / "summary.csv").write_text("player,win_rate\nexpert,0.31\ngreedy,0.19\n")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.web.server", "--port", "0", "--records", str(root / "records"),
-         "--results", str(root / "results")],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    line = proc.stdout.readline()
-    assert "http://127.0.0.1:" in line, line + proc.stderr.read()
-    url = line.split("http://", 1)[1].split("/", 1)[0]
-    yield f"http://{url}", root
-    proc.terminate()
-    proc.wait(timeout=30)
+    server = start_server("--records", str(root / "records"), "--results", str(root / "results"))
+    yield server, root
+    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +51,9 @@ def browser():
 
 
 def test_a_whole_game_against_three_agents_with_the_mouse(server, browser, tmp_path):
-    base, root = server
+    web, root = server
     page = browser.new_page(viewport={"width": 1300, "height": 900})
-    page.goto(f"{base}/?step=0")
+    page.goto(f"{web.url}&step=0")
     page.select_option("#rules", "standard")
     page.select_option("#size", "4")
     assert page.locator("#opponents input").evaluate_all("els => els.map(e => e.value)") == ["ppo"] * 3
@@ -99,9 +92,9 @@ def test_a_whole_game_against_three_agents_with_the_mouse(server, browser, tmp_p
 
 
 def test_a_bad_opponent_is_named_on_the_page(server, browser):
-    base, _ = server
+    web, _ = server
     page = browser.new_page()
-    page.goto(f"{base}/?step=0")
+    page.goto(f"{web.url}&step=0")
     page.locator("#opponents input").first.fill("nobody")
     page.click("#start")
     page.wait_for_selector("#error:text-matches('unknown player')")
@@ -109,20 +102,22 @@ def test_a_bad_opponent_is_named_on_the_page(server, browser):
 
 
 def test_the_watch_page_steps_through_a_record(server, browser, tmp_path):
-    base, root = server
+    web, root = server
+    base = web.base
     if not list((root / "records").glob("*.jsonl")):  # (when run alone) a game to watch
         import httpx
 
-        game = httpx.post(f"{base}/api/games", json={"opponents": ["expert", "greedy"], "seed": 3}).json()
+        client = httpx.Client(base_url=base, headers=web.auth)
+        game = client.post("/api/games", json={"opponents": ["expert", "greedy"], "seed": 3}).json()
         state = game["state"]
         while state["round"] == 1 and not state["over"]:  # a record needs a finished round
             move = next(m["id"] for m in state["moves"] if m["legal"])
-            state = httpx.post(f"{base}/api/games/{game['id']}/move", json={"action": move}).json()["state"]
-        httpx.post(f"{base}/api/games/{game['id']}/resign")  # saved once over
-        saved = httpx.post(f"{base}/api/games/{game['id']}/save")
+            state = client.post(f"/api/games/{game['id']}/move", json={"action": move}).json()["state"]
+        client.post(f"/api/games/{game['id']}/resign")  # saved once over
+        saved = client.post(f"/api/games/{game['id']}/save")
         assert saved.status_code == 200, saved.text
     page = browser.new_page(viewport={"width": 1300, "height": 900})
-    page.goto(f"{base}/watch")
+    page.goto(f"{base}/watch?token={web.token}")
     page.click("#pick button[type=submit]")
     page.wait_for_selector("#hands .card")
     first = page.inner_text("#event")

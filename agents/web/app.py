@@ -16,11 +16,24 @@ Pages: ``/`` (play), ``/watch`` (records and results folders); static files unde
   /api/records/upload?game=k`` (the record's text as the body): a record as frames;
 - ``GET /api/results``, ``GET /api/results/{folder}/{file}`` (a CSV as rows, a PNG as
   the image), only from the folders the server was given.
+
+Every request passes :class:`~agents.web.guard.Guard` (its ``Host``, its ``Origin`` and
+the token); opponents are seated by :class:`~agents.web.seats.Seating` (built-in
+players within bounds, and known models); the work of a game (building its players,
+the opponents' moves, replaying a record) runs off the event loop on at most
+``workers`` threads, each within ``move_seconds``; games are bounded in number and
+expire when idle (:class:`~agents.web.config.WebConfig`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import csv
+import secrets
 import string
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +43,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 import agents
+from agents.ppo import ZOO
 from agents.web import watch
-from agents.web.session import GameSession, GameStore
+from agents.web.config import WebConfig
+from agents.web.guard import Guard
+from agents.web.seats import BOUNDS, Seating
+from agents.web.session import GameSession, GameStore, MoveTimeout, TableFull
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.files import atomic_write
 
@@ -51,6 +68,56 @@ class NewGame(BaseModel):
 class Move(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Any  # checked by the game: an integer id, legal now
+    turn: int | None = None  # the view's turn this move is for: a retried move is played once
+
+
+#: Longest part of a request's own text an error answer repeats.
+ECHO = 200
+#: Content types an upload may have (JSON Lines; plain text would let any page post without a preflight).
+UPLOAD_TYPES = ("application/x-ndjson", "application/jsonl", "application/json", "application/jsonlines")
+
+
+def short(message: str) -> str:
+    """An error message cut to :data:`ECHO` characters (it may quote the request)."""
+    return message if len(message) <= ECHO else message[: ECHO - 1] + "…"
+
+
+class Busy(Exception):
+    """Every worker is taken, or the game is still busy with an earlier request."""
+
+
+class Workers:
+    """Game work off the event loop: at most ``count`` daemon threads at once, each
+    answer waited for at most ``seconds``. A daemon thread never holds the process at
+    exit, so Ctrl-C and SIGTERM stop the server whatever a thread is doing."""
+
+    def __init__(self, count: int, seconds: float) -> None:
+        self.slots = threading.BoundedSemaphore(count)
+        self.count = count
+        self.seconds = seconds
+
+    async def run(self, work: Callable[[], Any]) -> Any:
+        if not self.slots.acquire(blocking=False):
+            raise Busy(f"the table is busy: {self.count} games are being computed; try again in a moment")
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+
+        def settle(ok: bool, value: Any) -> None:
+            if not done.done():
+                done.set_result(value) if ok else done.set_exception(value)
+
+        def thread() -> None:
+            try:
+                ok, value = True, work()
+            except Exception as e:  # handed to the request
+                ok, value = False, e
+            finally:
+                self.slots.release()
+            with contextlib.suppress(RuntimeError):  # the server stopped meanwhile
+                loop.call_soon_threadsafe(settle, ok, value)
+
+        threading.Thread(target=thread, name="thirtyone-table", daemon=True).start()
+        return await asyncio.wait_for(asyncio.shield(done), self.seconds + 5)
 
 
 def page(name: str) -> str:
@@ -60,21 +127,64 @@ def page(name: str) -> str:
     return shell.substitute(title=name, main=(STATIC / f"{name}-main.html").read_text(encoding="utf-8"))
 
 
-def create_app(records: Path | None = None, results: Path | None = None) -> FastAPI:
-    """The app; ``records``/``results``: the folders it lists, reads and saves into."""
-    app = FastAPI(title="thirtyone web table", docs_url=None, redoc_url=None)
-    store = GameStore()
+def create_app(config: WebConfig | None = None) -> FastAPI:
+    """The app, behind its :class:`~agents.web.guard.Guard`; its token is
+    ``app.state.token`` (``config.token``, or a fresh random one)."""
+    config = config or WebConfig()
+    token = config.token or secrets.token_urlsafe(32)
+    records, results = config.records, config.results
+    app = FastAPI(title="thirtyone web table", docs_url=None, redoc_url=None, openapi_url=None)
+    store = GameStore(config.max_games, config.idle_minutes * 60)
+    seating = Seating(
+        model_folders=(ZOO, *([config.models] if config.models else [])), allow_code=config.allow_code
+    )
+    workers = Workers(config.workers, config.move_seconds)
     app.state.games = store
+    app.state.token = token
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(Guard, token=token, host=config.host)
 
-    def game_of(key: str) -> tuple[GameSession, Any]:
+    def game_of(key: str) -> tuple[GameSession, threading.Lock]:
         found = store.get(key)
         if found is None:
-            raise HTTPException(404, "no such game (games are kept while the server runs)")
+            raise HTTPException(
+                404, "no such game (games are kept while the server runs, until idle too long)"
+            )
         return found
 
     def answer(key: str, game: GameSession) -> dict[str, Any]:
         return {"id": key, "state": game.view(), "events": game.take_events()}
+
+    @contextlib.contextmanager
+    def holding(lock: threading.Lock, seconds: float = 2.0) -> Iterator[None]:
+        """The game's lock, or 503 when an earlier request still holds it."""
+        if not lock.acquire(timeout=seconds):
+            raise HTTPException(503, "this game is still busy with an earlier request; try again in a moment")
+        try:
+            yield
+        finally:
+            lock.release()
+
+    async def off_loop(work: Callable[[], Any], game: GameSession | None = None) -> Any:
+        """``work()`` on a worker, its failures as 4xx/5xx answers."""
+        try:
+            return await workers.run(work)
+        except MoveTimeout:
+            raise HTTPException(
+                504, f"the opponents took more than {config.move_seconds:g} s to move: the game was stopped"
+            ) from None
+        except TimeoutError:
+            if game is not None:
+                game.stop(
+                    f"the opponents took more than {config.move_seconds:g} s to move: the game was stopped"
+                )
+            raise HTTPException(
+                504, f"no answer within {config.move_seconds:g} s: the game was stopped"
+            ) from None
+        except (Busy, TableFull) as e:
+            raise HTTPException(503, str(e)) from None
+        except (ValueError, OSError) as e:  # (after TimeoutError, an OSError)
+            raise HTTPException(400, short(str(e))) from None
 
     pages = {name: page(name) for name in ("play", "watch")}
 
@@ -97,52 +207,60 @@ def create_app(records: Path | None = None, results: Path | None = None) -> Fast
             rules = Rules.preset(name)
             sizes = [n for n in range(2, rules.max_players + 1) if rules.seats in (None, n)]
             presets[name] = {"table": rules.table, "scoring": rules.scoring, "sizes": sizes}
+        players = [n for n in agents.names() if n in BOUNDS or config.allow_code]
         return {
             "presets": presets,
-            "players": agents.names(),
+            "players": players,
+            "models": seating.model_names(),
+            "allow_code": config.allow_code,
             "records": records is not None,
             "results": results is not None,
         }
 
     @app.post("/api/games")
-    def new_game(body: NewGame) -> dict[str, Any]:
+    async def new_game(body: NewGame) -> dict[str, Any]:
         specs = [s.strip() for s in body.opponents]
-        try:
-            for spec in specs:
-                agents.check_spec(spec)
-            game = GameSession(body.rules, specs, body.seat, body.seed, agents.from_spec)
-        except (ValueError, OSError) as e:
-            raise HTTPException(400, str(e)) from None
-        key = store.add(game)
-        return answer(key, game)
+
+        def start() -> dict[str, Any]:
+            store.check_room()
+            game = GameSession(body.rules, specs, body.seat, body.seed, seating.build, config.move_seconds)
+            key = store.add(game)
+            with holding(store.games[key][1]):
+                return answer(key, game)
+
+        return await off_loop(start)
 
     @app.get("/api/games/{key}")
     def get_game(key: str) -> dict[str, Any]:
         game, lock = game_of(key)
-        with lock:
+        with holding(lock):
             return answer(key, game)
 
     @app.post("/api/games/{key}/move")
-    def move(key: str, body: Move) -> dict[str, Any]:
+    async def move(key: str, body: Move) -> dict[str, Any]:
         game, lock = game_of(key)
-        with lock:
-            try:
-                game.move(body.action)
-            except ValueError as e:
-                raise HTTPException(409 if "not your turn" in str(e) else 400, str(e)) from None
-            return answer(key, game)
+
+        def play() -> dict[str, Any]:
+            with holding(lock, config.move_seconds):
+                try:
+                    game.move(body.action, body.turn)
+                except ValueError as e:
+                    raise HTTPException(409 if "not your turn" in str(e) else 400, short(str(e))) from None
+                return answer(key, game)
+
+        return await off_loop(play, game)
 
     @app.post("/api/games/{key}/resign")
     def resign(key: str) -> dict[str, Any]:
         game, lock = game_of(key)
-        with lock:
+        with holding(lock):
             game.resign()
             return answer(key, game)
 
     @app.get("/api/games/{key}/record")
     def record(key: str) -> PlainTextResponse:
         game, lock = game_of(key)
-        with lock:
+        with holding(lock):
             try:
                 text = "\n".join(game.record_lines()) + "\n"
             except ValueError as e:
@@ -155,7 +273,7 @@ def create_app(records: Path | None = None, results: Path | None = None) -> Fast
         if records is None:
             raise HTTPException(409, "the server has no records folder: start it with --records DIR")
         game, lock = game_of(key)
-        with lock:
+        with holding(lock):
             try:
                 lines = game.record_lines()
             except ValueError as e:
@@ -168,41 +286,47 @@ def create_app(records: Path | None = None, results: Path | None = None) -> Fast
 
     def record_frames(games: list[list[dict[str, Any]]], k: int, name: str) -> dict[str, Any]:
         if not 0 <= k < len(games):
-            raise HTTPException(400, f"{name} holds {len(games)} game(s): game must be 0..{len(games) - 1}")
-        try:
-            out = watch.frames(games[k], name)
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        return {"name": name, "games": len(games), "game": k, **out}
+            raise ValueError(f"{name} holds {len(games)} game(s): game must be 0..{len(games) - 1}")
+        return {"name": name, "games": len(games), "game": k, **watch.frames(games[k], name)}
 
     @app.get("/api/records")
     def list_records() -> dict[str, Any]:
         return {"records": watch.list_records(records) if records is not None else []}
 
     @app.get("/api/records/frames")
-    def record_file(path: str = Query(..., max_length=500), game: int = 0) -> dict[str, Any]:
+    async def record_file(path: str = Query(..., max_length=500), game: int = 0) -> dict[str, Any]:
         if records is None:
             raise HTTPException(404, "the server has no records folder: start it with --records DIR")
-        try:
-            games = watch.load_record(records, path)
-        except FileNotFoundError:
-            raise HTTPException(404, f"no record {path!r} in the records folder") from None
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        return record_frames(games, game, path)
+        root = records
+
+        def load() -> dict[str, Any]:
+            try:
+                games = watch.load_record(root, path)
+            except FileNotFoundError:
+                raise HTTPException(404, short(f"no record {path!r} in the records folder")) from None
+            return record_frames(games, game, path)
+
+        return await off_loop(load)
 
     @app.post("/api/records/upload")
     async def upload(request: Request, game: int = 0, name: str = "upload") -> dict[str, Any]:
-        body = await request.body()
-        if len(body) > watch.MAX_RECORD_BYTES:
-            raise HTTPException(413, f"a record may be at most {watch.MAX_RECORD_BYTES // 2**20} MB")
-        try:
-            games = watch.parse_record(body.decode("utf-8"), name[:100])
-        except UnicodeDecodeError:
-            raise HTTPException(400, f"cannot load record {name[:100]}: it is not UTF-8 text") from None
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        return record_frames(games, game, name[:100])
+        name = name[:100]
+        kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if kind not in UPLOAD_TYPES:
+            raise HTTPException(
+                415,
+                f"a record is uploaded as JSON Lines (Content-Type application/x-ndjson), not {kind[:60]!r}",
+            )
+        body = await read_body(request, watch.MAX_RECORD_BYTES)
+
+        def load() -> dict[str, Any]:
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"cannot load record {name}: it is not UTF-8 text") from None
+            return record_frames(watch.parse_record(text, name), game, name)
+
+        return await off_loop(load)
 
     @app.get("/api/results")
     def list_results() -> dict[str, Any]:
@@ -215,11 +339,36 @@ def create_app(records: Path | None = None, results: Path | None = None) -> Fast
         try:
             path = watch.inside(results, f"{folder}/{file}", watch.PLOTS + watch.TABLES)
         except FileNotFoundError:
-            raise HTTPException(404, f"no file {folder}/{file} in the results folder") from None
+            raise HTTPException(404, short(f"no file {folder}/{file} in the results folder")) from None
         except ValueError as e:
-            raise HTTPException(400, str(e)) from None
+            raise HTTPException(400, short(str(e))) from None
         if path.suffix.lower() in watch.PLOTS:
             return FileResponse(path, media_type="image/png")
-        return watch.read_table(path)
+        try:
+            return watch.read_table(path)
+        except csv.Error as e:
+            raise HTTPException(
+                422, short(f"{folder}/{file} is not a CSV table the server can read: {e}")
+            ) from None
 
     return app
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused (413) as soon as it is longer than ``limit``:
+    a ``Content-Length`` over it before anything is read, and a streamed body once
+    more than ``limit`` bytes have come."""
+    too_large = HTTPException(413, f"a record may be at most {limit // 2**20} MB")
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise HTTPException(400, "the Content-Length header is not a number")
+        if int(length) > limit:
+            raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -2,9 +2,14 @@
 
     thirtyone-web --port 8031 --records records --results results
 
-Listens on 127.0.0.1 unless ``--host`` says otherwise and prints the address. Bad
-options (a folder that is not there, a port in use) get one line and exit code 2
-before the server starts; Ctrl-C stops it.
+Listens on 127.0.0.1 unless ``--host`` says otherwise and prints the address with its
+token (``http://127.0.0.1:8031/?token=...``): every request needs the token, as with
+Jupyter. A ``--host`` other than loopback prints a warning (anyone who can reach the
+address and has the URL can play). The table seats the built-in players and the zoo's
+models (and the models of ``--models DIR``); ``--allow-code`` lets a request name a
+player by import path or file, which runs that code here. Bad options (a folder that
+is not there, a port in use) get one line and exit code 2 before the server starts;
+Ctrl-C or SIGTERM stops it within seconds, whatever its games are doing.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import contextlib
 import socket
 import sys
 from pathlib import Path
+
+from agents.web.guard import is_loopback
 
 PROG = "thirtyone-web"
 
@@ -41,6 +48,27 @@ def listen(parser: argparse.ArgumentParser, host: str, port: int) -> socket.sock
     return sock
 
 
+def warnings_for(host: str, allow_code: bool) -> list[str]:
+    """What the server warns of at start-up: an address beyond this machine, and
+    ``--allow-code``."""
+    out = []
+    if not is_loopback(host.strip("[]")):
+        out.append(
+            f"listening on {host}, not only this machine: anyone who can reach it and has the URL "
+            "below (with its token) can play here"
+        )
+    if allow_code:
+        out.append(
+            "--allow-code: a request may name a player by import path or file, which runs that code "
+            "on this machine as this user; give the URL only to people you trust"
+        )
+    return out
+
+
+#: Seconds the server waits for open requests once told to stop.
+GRACE_SECONDS = 3
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description="Serve the Thirty-One web table.")
     parser.add_argument(
@@ -51,22 +79,60 @@ def main(argv: list[str] | None = None) -> int:
         "--records", metavar="DIR", default=None, help="game records to watch; saved games go here"
     )
     parser.add_argument("--results", metavar="DIR", default=None, help="evaluate.py results folders to show")
+    parser.add_argument(
+        "--models",
+        metavar="DIR",
+        default=None,
+        help="models opponents may name (ppo:path=NAME.zip), beside the zoo's",
+    )
+    parser.add_argument(
+        "--allow-code",
+        action="store_true",
+        help="seat players named by import path or file (module:Class, file.py:Class): "
+        "whoever can reach the server then runs code on this machine",
+    )
+    parser.add_argument(
+        "--move-seconds",
+        type=float,
+        default=20.0,
+        help="seconds the opponents may take between your moves (20)",
+    )
+    parser.add_argument("--max-games", type=int, default=64, help="games kept at once (64)")
     args = parser.parse_args(argv)
-    records = check_folder(parser, "--records", args.records)
-    results = check_folder(parser, "--results", args.results)
+    folders = {
+        name: check_folder(parser, f"--{name}", getattr(args, name))
+        for name in ("records", "results", "models")
+    }
     try:
         import uvicorn
 
         from agents.web.app import create_app
+        from agents.web.config import WebConfig
     except ImportError as e:
         parser.error(f"the web table needs its extra: pip install -e '.[web]' ({e})")
+    try:
+        config = WebConfig(
+            **folders,
+            allow_code=args.allow_code,
+            host=args.host,
+            move_seconds=args.move_seconds,
+            max_games=args.max_games,
+        )
+    except ValueError as e:
+        parser.error(str(e).replace("move_seconds", "--move-seconds").replace("max_games", "--max-games"))
     sock = listen(parser, args.host, args.port)
     host, port = sock.getsockname()[:2]
+    app = create_app(config)
     shown = f"[{host}]" if ":" in host else host
-    print(f"{PROG}: serving the Thirty-One table at http://{shown}:{port}/ (Ctrl-C stops it)", flush=True)
-    config = uvicorn.Config(create_app(records, results), log_level="warning")
+    for line in warnings_for(host, args.allow_code):
+        print(f"{PROG}: warning: {line}", file=sys.stderr, flush=True)
+    print(
+        f"{PROG}: serving the Thirty-One table at http://{shown}:{port}/?token={app.state.token} (Ctrl-C stops it)",
+        flush=True,
+    )
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS))
     with contextlib.suppress(KeyboardInterrupt):
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(sockets=[sock])
     return 0
 
 

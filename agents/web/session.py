@@ -32,8 +32,31 @@ from thirtyone_env.harness.replay import describe_event
 
 #: Most seeds a person may give (the record keeps it).
 MAX_SEED = 2**63 - 1
-#: Games the server keeps at once (the oldest finished ones go first, then the oldest).
-MAX_GAMES = 256
+
+
+class TableFull(Exception):
+    """Every place for a game is taken by a game still in play."""
+
+
+class MoveTimeout(Exception):
+    """The opponents took longer than the move's time limit."""
+
+
+class Deadline:
+    """The table's observer: before each move it checks the clock, and a move that
+    would be played after ``until`` (``time.monotonic``) raises :class:`MoveTimeout`,
+    so a long run of the opponents' moves stops between two of them."""
+
+    def __init__(self) -> None:
+        self.until = float("inf")
+
+    def before(self, state: Any, seat: int, action: int) -> bool:
+        if time.monotonic() > self.until:
+            raise MoveTimeout
+        return False
+
+    def after(self, state: Any, seat: int, action: int) -> None:  # never asked for
+        pass
 
 
 def card(c: int | None) -> str | None:
@@ -57,6 +80,7 @@ class GameSession:
         seat: int,
         seed: int | None,
         make_player: Callable[[str], Any],
+        move_seconds: float = float("inf"),
     ) -> None:
         if rules not in PRESETS:
             raise ValueError(f"unknown rules preset {rules!r}; presets are {sorted(PRESETS)}")
@@ -89,7 +113,11 @@ class GameSession:
         self.shown = 0  # history events of the round already turned into ``pending``
         self.resigned = False
         self.saved: str | None = None
+        self.stopped: str | None = None  # why the game was stopped (an opponent ran out of time)
+        self.turn = 0  # the person's moves so far: a move names the turn it is for
         self.touched = time.monotonic()
+        self.move_seconds = move_seconds
+        self.deadline = Deadline()
         self.table = Table(
             new_game(self.rules, self.num_players, rng),
             players,
@@ -97,10 +125,27 @@ class GameSession:
             keep_history=True,
             on_settle=self._settled,
             on_deal=self._dealt,
+            observer=self.deadline,
         )
         self.pending.append(self._deal_event(self.table.state))
-        self.ended = self.table.advance(seat)
+        self._advance()
+
+    def _advance(self) -> None:
+        """The others' moves until the person must act, within the move's time limit
+        (past it the game is stopped: :class:`MoveTimeout`)."""
+        self.deadline.until = time.monotonic() + self.move_seconds
+        try:
+            self.ended = self.table.advance(self.seat)
+        except MoveTimeout:
+            self.stop(f"the opponents took more than {self.move_seconds:g} s to move: the game was stopped")
+            raise
+        finally:
+            self.deadline.until = float("inf")
         self._collect()
+
+    def stop(self, why: str) -> None:
+        """End the game for good (it takes no more moves; it can still be saved)."""
+        self.stopped = why
 
     # -- what the seat saw happen -------------------------------------------------------
 
@@ -161,25 +206,33 @@ class GameSession:
 
     def legal(self) -> list[int]:
         s = self.table.state
-        if self.ended or self.resigned or s.phase >= ROUND_OVER or s.current != self.seat:
+        if self.over or s.phase >= ROUND_OVER or s.current != self.seat:
             return []
         return [int(a) for a in legal_actions(s)]
 
-    def move(self, action: Any) -> None:
+    def move(self, action: Any, turn: int | None = None) -> None:
         """Play the person's ``action`` (an action id) and let the others move until
         the person must act again; ``ValueError`` (the game unchanged) for a move that
-        is not an integer or not legal now."""
+        is not an integer or not legal now. ``turn`` (the view's ``turn``) makes a
+        retry safe: a move sent twice is played once, the second refused."""
         if isinstance(action, bool) or not isinstance(action, int):
             raise ValueError(f"a move is an action id (an integer), got {action!r}")
+        if turn is not None and turn != self.turn:
+            raise ValueError(
+                f"it is not your turn: this move was for turn {turn}, the game is at turn {self.turn} "
+                "(a move sent twice is played once)"
+            )
         legal = self.legal()
         if not legal:
+            if self.stopped:
+                raise ValueError(f"it is not your turn: {self.stopped}")
             raise ValueError("it is not your turn: the game is over" if self.over else "it is not your turn")
         if action not in legal:
             raise ValueError(f"move {action} is not legal now; legal: {legal}")
         self.table.play(action)
+        self.turn += 1
         self._collect()
-        self.ended = self.table.advance(self.seat)
-        self._collect()
+        self._advance()
 
     def moves(self, legal: list[int]) -> list[dict[str, Any]]:
         """The move buttons: the table's basic moves always (``legal`` False when not
@@ -194,7 +247,7 @@ class GameSession:
 
     @property
     def over(self) -> bool:
-        return self.ended or self.resigned
+        return self.ended or self.resigned or self.stopped is not None
 
     # -- answers ------------------------------------------------------------------------
 
@@ -245,7 +298,9 @@ class GameSession:
             "pot": v.pot,
             "seats": seats,
             "moves": self.moves(legal),
+            "turn": self.turn,
             "over": self.over,
+            "stopped": self.stopped,
             "finished": s.phase == GAME_OVER,
             "winners": list(s.winners) if s.phase == GAME_OVER else [],
             "out": not v.active[self.seat],
@@ -278,24 +333,53 @@ class GameSession:
 
 class GameStore:
     """The server's games by unguessable id (``secrets.token_urlsafe``), each with its
-    own lock; at most :data:`MAX_GAMES` (finished games, then the oldest, make room)."""
+    own lock. At most ``limit`` games: a game untouched for ``idle_seconds`` expires,
+    and a finished game untouched the longest makes room for a new one; a game still in
+    play is never taken for another, so when every place holds one, a new game is
+    refused (:class:`TableFull`)."""
 
-    def __init__(self, limit: int = MAX_GAMES) -> None:
+    def __init__(self, limit: int, idle_seconds: float) -> None:
         self.games: dict[str, tuple[GameSession, threading.Lock]] = {}
         self.limit = limit
+        self.idle_seconds = idle_seconds
         self.lock = threading.Lock()
 
-    def add(self, game: GameSession) -> str:
+    def expire(self) -> None:
+        """Forget the games untouched for ``idle_seconds``."""
+        now = time.monotonic()
         with self.lock:
-            while len(self.games) >= self.limit:
-                finished = [k for k, (g, _) in self.games.items() if g.over]
-                oldest = min(finished or self.games, key=lambda k: self.games[k][0].touched)
-                del self.games[oldest]
+            for key in [k for k, (g, _) in self.games.items() if now - g.touched > self.idle_seconds]:
+                del self.games[key]
+
+    def check_room(self) -> None:
+        """:class:`TableFull` unless a new game would find a place (checked before its
+        players are built; :meth:`add` checks again)."""
+        self.expire()
+        with self.lock:
+            self._make_room(remove=False)
+
+    def _make_room(self, remove: bool) -> None:
+        if len(self.games) < self.limit:
+            return
+        finished = [k for k, (g, lock) in self.games.items() if g.over and not lock.locked()]
+        if not finished:
+            raise TableFull(
+                f"the table is full: {self.limit} games are in play (an idle game expires after "
+                f"{self.idle_seconds / 60:g} minutes)"
+            )
+        if remove:
+            del self.games[min(finished, key=lambda k: self.games[k][0].touched)]
+
+    def add(self, game: GameSession) -> str:
+        self.expire()
+        with self.lock:
+            self._make_room(remove=True)
             key = secrets.token_urlsafe(24)
             self.games[key] = (game, threading.Lock())
             return key
 
     def get(self, key: str) -> tuple[GameSession, threading.Lock] | None:
+        self.expire()
         with self.lock:
             found = self.games.get(key)
         if found is not None:

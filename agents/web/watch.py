@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.web.session import card, cards
 from thirtyone_env.game import events as ev
+from thirtyone_env.game.actions import action_name
 from thirtyone_env.game.engine import ROUND_OVER
 from thirtyone_env.harness.records import parse_line, replay
 from thirtyone_env.harness.replay import RECORD_ERRORS, describe_event
@@ -27,6 +28,8 @@ from thirtyone_env.harness.replay import RECORD_ERRORS, describe_event
 MAX_RECORD_BYTES = 50 * 1024 * 1024
 #: Most frames a game yields (a record is a game; a longer one is refused).
 MAX_FRAMES = 200_000
+#: Most lines and games a record the server reads may hold.
+MAX_LINES, MAX_GAMES = 200_000, 10_000
 #: Names of results folders and files the server serves.
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 PLOTS, TABLES = (".png",), (".csv",)
@@ -70,10 +73,14 @@ def parse_record(text: str, name: str) -> list[list[dict[str, Any]]]:
     ``end`` line); ``ValueError`` naming ``name`` and the line for a bad one."""
     games: list[list[dict[str, Any]]] = []
     for k, line in enumerate(text.splitlines(), 1):
+        if k > MAX_LINES:
+            raise ValueError(f"{name} holds more than {MAX_LINES:,} lines")
         if not line.strip():
             continue
         item = parse_line(line, f"{name}:{k}")
         if item["type"] == "game":
+            if len(games) == MAX_GAMES:
+                raise ValueError(f"{name} holds more than {MAX_GAMES:,} games")
             games.append([item])
         elif not games:
             raise ValueError(f"{name}:{k}: a {item['type']!r} line before any 'game' line")
@@ -90,14 +97,14 @@ def frames(game: list[dict[str, Any]], name: str) -> dict[str, Any]:
     head = game[0]
     out: list[dict[str, Any]] = []
     try:
-        round_no = None
-        for s, seat, _action in replay(game):
-            if s.round_no != round_no:
-                round_no = s.round_no
+        dealt = None  # the round whose deal has its frame
+        for s, seat, action in replay(game):
+            if dealt != s.round_no and s.history and s.history[0][0] == ev.DEAL:
+                dealt = s.round_no  # (a Switch round's carry-over offers come before its deal)
                 out.append(_deal_frame(s))
             kind, who, data = s.history[-1] if s.history else (None, seat, None)
             text = describe_event(kind, who, data) if kind else None
-            out.append(_frame(s, seat, text or f"seat {seat} moves"))
+            out.append(_frame(s, seat, text or f"seat {seat}: {action_name(action)}"))
             if len(out) > MAX_FRAMES:
                 raise ValueError(f"more than {MAX_FRAMES:,} moves")
     except RECORD_ERRORS as e:
@@ -170,10 +177,18 @@ def load_record(root: Path, relative: str) -> list[list[dict[str, Any]]]:
 
 
 def list_results(root: Path) -> list[dict[str, Any]]:
-    """The results folders under ``root`` (folders holding CSV tables or PNG plots)."""
+    """The results folders under ``root`` (folders holding CSV tables or PNG plots);
+    a folder or file that is a link out of ``root`` is not listed (nor served)."""
+    root = root.resolve()
     out = []
-    for folder in sorted(p for p in root.resolve().iterdir() if p.is_dir() and SAFE_NAME.fullmatch(p.name)):
-        files = [f.name for f in sorted(folder.iterdir()) if f.is_file() and SAFE_NAME.fullmatch(f.name)]
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and SAFE_NAME.fullmatch(p.name)):
+        if not folder.resolve().is_relative_to(root):
+            continue
+        files = [
+            f.name
+            for f in sorted(folder.iterdir())
+            if f.is_file() and SAFE_NAME.fullmatch(f.name) and f.resolve().is_relative_to(root)
+        ]
         plots = [f for f in files if f.lower().endswith(PLOTS)]
         tables = [f for f in files if f.lower().endswith(TABLES)]
         if plots or tables:
@@ -182,7 +197,8 @@ def list_results(root: Path) -> list[dict[str, Any]]:
 
 
 def read_table(path: Path) -> dict[str, Any]:
-    """A CSV file as its header and first :data:`MAX_ROWS` rows."""
+    """A CSV file as its header and first :data:`MAX_ROWS` rows; ``csv.Error`` for
+    one the csv module cannot read (a NUL byte, a field over its limit)."""
     with path.open(newline="", encoding="utf-8", errors="replace") as f:
         rows = list(csv.reader(io.StringIO(f.read(4 * 2**20))))
     return {

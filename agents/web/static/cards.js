@@ -65,7 +65,7 @@ function renderPiles(t) {
 async function api(method, url, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
-    if (typeof body === "string") init.body = body;
+    if (typeof body === "string") { init.body = body; init.headers["Content-Type"] = "application/x-ndjson"; }
     else { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   }
   const res = await fetch(url, init);

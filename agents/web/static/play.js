@@ -12,6 +12,7 @@ async function init() {
   for (const name of Object.keys(options.presets)) $("rules").append(new Option(name, name));
   $("rules").value = "standard";
   for (const n of options.players) $("player-names").append(new Option(n, n));
+  for (const m of options.models) $("player-names").append(new Option(`ppo:path=${m}`, `ppo:path=${m}`));
   $("rules").addEventListener("change", sizes);
   $("size").addEventListener("change", seats);
   sizes();
@@ -71,7 +72,7 @@ async function move(id) {
   busy = true;
   render(state, true);  // buttons off while the others move
   try {
-    await play(await api("POST", `/api/games/${gameId}/move`, { action: id }));
+    await play(await api("POST", `/api/games/${gameId}/move`, { action: id, turn: state.turn }));
   } catch (e) { showError(e.message); busy = false; render(state); }
 }
 
@@ -132,7 +133,7 @@ function showdown(ev) {
 function render(s, frozen = false) {
   if (!s) return;
   const turn = s.over ? (s.finished ? (s.winners.includes(s.seat) ? "You win!" : `Game over: seat(s) ${s.winners.join(", ")} win.`)
-    : (s.out ? "You are out of the game." : "You resigned."))
+    : (s.stopped ? s.stopped : s.out ? "You are out of the game." : "You resigned."))
     : s.my_turn ? "Your turn" : `Seat ${s.current} to play`;
   $("status").textContent = `Round ${s.round} · dealer seat ${s.dealer} · ${turn}` + (s.knocker !== null ? ` · seat ${s.knocker} knocked` : "");
   $("seats").replaceChildren(...s.seats.map((seat) => {

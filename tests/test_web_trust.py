@@ -1,0 +1,422 @@
+"""What the web table trusts, tried against a real server (``thirtyone-web`` on a free
+port of 127.0.0.1): no request runs code the server was not started with, no request
+takes the server down, hangs it or fills its memory, and only this machine's own pages
+with the token get an answer."""
+
+import http.client
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+from web_server import start_server  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # evaluate.py
+
+SLOW = '''
+import time
+
+
+class Slow:
+    """Sleeps ``delay`` seconds before each move (a player that will not answer)."""
+
+    obs_encoding = "view"
+
+    def __init__(self, delay: float = 60.0) -> None:
+        self.delay = delay
+
+    def act(self, view, action_mask):
+        time.sleep(self.delay)
+        return int(action_mask.nonzero()[0][0])
+'''
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    """A server with a records and a results folder, as a user starts it."""
+    root = tmp_path_factory.mktemp("web")
+    (root / "records").mkdir()
+    (root / "results").mkdir()
+    server = start_server("--records", str(root / "records"), "--results", str(root / "results"))
+    yield server, root
+    server.stop()
+
+
+@pytest.fixture
+def client(web):
+    server, _ = web
+    with httpx.Client(base_url=server.base, headers=server.auth, timeout=60) as c:
+        yield c
+
+
+def alive(server) -> bool:
+    return (
+        server.proc.poll() is None and httpx.get(f"{server.base}/api/options", headers=server.auth).is_success
+    )
+
+
+# -- no code from a request ------------------------------------------------------------
+
+
+def test_a_request_cannot_name_code_to_run(web, client, tmp_path):
+    server, _ = web
+    written = tmp_path / "written.py"
+    player = tmp_path / "player.py"
+    player.write_text(
+        f"open({str(tmp_path / 'ran')!r}, 'w').close()\nclass X:\n    def act(self, o, m):\n        return 0\n"
+    )
+    for spec in [
+        "os:abort",
+        f"thirtyone_env.harness.files:atomic_write:path={written},data=x",
+        f"{player}:X",
+        "signal:pause",
+        "http.server:test",
+    ]:
+        r = client.post("/api/games", json={"opponents": [spec]})
+        assert r.status_code == 400, (spec, r.text)
+        assert "--allow-code" in r.json()["detail"]
+    assert not written.exists() and not (tmp_path / "ran").exists()
+    assert alive(server)
+
+
+def test_players_are_held_to_bounds(client):
+    for spec, message in [
+        ("search:time_limit=inf", "finite number"),
+        ("search:batch=3000000", "allows 2..64"),
+        ("search:worlds=100000000", "allows 1..256"),
+        ("search:backend=python", "cannot be set at the web table"),
+        ("ppo:path=/etc/passwd", "without a folder"),
+        ("ppo:path=../agents/models/ppo_standard_2p.zip", "without a folder"),
+        ("ppo:path=nothing.zip", "no such model"),
+        ("greedy:knock_at=nan", "knock_at"),
+    ]:
+        r = client.post("/api/games", json={"opponents": [spec, "greedy"]})
+        assert r.status_code == 400 and message in r.json()["detail"], (spec, r.text)
+    r = client.post(
+        "/api/games",
+        json={"opponents": ["search:worlds=8,batch=4,time_limit=0.05", "ppo:path=ppo_standard_3p.zip"]},
+    )
+    assert r.status_code == 200, r.text
+    assert "ppo_standard_3p.zip" in client.get("/api/options").json()["models"]
+
+
+def test_with_allow_code_the_server_says_so_and_still_calls_no_bare_function(tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW)
+    server = start_server("--allow-code")
+    try:
+        warning = server.proc.stderr.readline()
+        assert "--allow-code" in warning and "runs that code" in warning
+        c = httpx.Client(base_url=server.base, headers=server.auth, timeout=30)
+        r = c.post("/api/games", json={"opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=0"]})
+        assert r.status_code == 200, r.text
+        r = c.post("/api/games", json={"opponents": ["os:abort"]})
+        assert r.status_code == 400 and "not a player class or factory" in r.json()["detail"]
+        assert alive(server)
+    finally:
+        server.stop()
+
+
+# -- who may ask -----------------------------------------------------------------------
+
+
+def test_every_request_needs_the_token(web):
+    server, _ = web
+    for path in ("/", "/watch", "/api/options", "/api/records", "/api/results"):
+        r = httpx.get(server.base + path)
+        assert r.status_code == 401 and "token" in r.text, path
+        assert httpx.get(server.base + path, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert httpx.post(f"{server.base}/api/games", json={"opponents": ["greedy"]}).status_code == 401
+    assert httpx.get(f"{server.base}/static/play.js").status_code == 200  # the page's own files need none
+    # the start-up URL: the token goes into a cookie, and the page loads without it in the address
+    with httpx.Client(base_url=server.base, follow_redirects=True) as browser_like:
+        r = browser_like.get(f"/?token={server.token}&step=0")
+        assert r.status_code == 200 and "Thirty-One" in r.text
+        assert str(r.url).endswith("/?step=0")  # redirected: the token left the address bar
+        cookie = r.history[0].headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert browser_like.get("/api/options").status_code == 200
+    assert len(server.token) >= 32
+
+
+def test_only_this_machine_names_are_answered(web):
+    server, _ = web
+    port = server.base.rsplit(":", 1)[1]
+    for host in ("evil.example", f"evil.example:{port}", "attacker.localhost.evil", "10.1.2.3", ""):
+        r = httpx.get(f"{server.base}/api/options", headers={**server.auth, "Host": host})
+        assert r.status_code in (400, 421), (host, r.status_code)
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", "127.0.0.1"):
+        r = httpx.get(f"{server.base}/api/options", headers={**server.auth, "Host": host})
+        assert r.status_code == 200, host
+
+
+def test_a_change_from_another_sites_page_is_refused(web, client):
+    server, _ = web
+    for origin in ("http://evil.example", "null", "http://localhost.evil.example"):
+        r = client.post("/api/games", json={"opponents": ["greedy"]}, headers={"Origin": origin})
+        assert r.status_code == 403, origin
+    r = client.post("/api/games", json={"opponents": ["greedy"]}, headers={"Origin": server.base})
+    assert r.status_code == 200
+    assert (
+        client.get("/api/options", headers={"Origin": "http://evil.example"}).status_code == 200
+    )  # reads only
+
+
+def test_a_host_beyond_this_machine_is_warned_of():
+    from agents.web.server import warnings_for
+
+    assert warnings_for("127.0.0.1", False) == [] and warnings_for("::1", False) == []
+    assert warnings_for("localhost", False) == []
+    [line] = warnings_for("0.0.0.0", False)
+    assert "not only this machine" in line and "token" in line
+    assert len(warnings_for("192.168.1.5", True)) == 2
+
+
+# -- no request takes the server down --------------------------------------------------
+
+
+def test_a_move_has_a_time_limit_and_the_server_stops_on_signals(tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        server = start_server("--allow-code", "--move-seconds", "1")
+        try:
+            c = httpx.Client(base_url=server.base, headers=server.auth, timeout=60)
+            started = time.monotonic()
+            r = c.post(
+                "/api/games", json={"opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=600"], "seed": 1}
+            )
+            key = r.json().get("id")
+            while r.status_code == 200:  # the person's moves, until the slow player must move
+                state = r.json()["state"]
+                move = next(m["id"] for m in state["moves"] if m["legal"])
+                r = c.post(f"/api/games/{key}/move", json={"action": move, "turn": state["turn"]})
+            assert r.status_code == 504 and "1 s" in r.json()["detail"], r.text
+            assert time.monotonic() - started < 15 and key is not None
+            if key is not None:  # (seed 0: the person moves first)
+                after = c.get(f"/api/games/{key}").json()["state"]
+                assert after["over"] and "stopped" in after["stopped"]
+                refused = c.post(f"/api/games/{key}/move", json={"action": 0})
+                assert refused.status_code == 409 and "stopped" in refused.json()["detail"]
+            quick = time.monotonic()
+            assert alive(server) and time.monotonic() - quick < 2  # the sleeping thread holds nothing else
+            server.proc.send_signal(sig)
+            server.proc.wait(timeout=10)  # within seconds, whatever the thread is doing
+        finally:
+            server.stop()
+
+
+def test_games_are_bounded_and_a_game_in_play_is_never_evicted():
+    server = start_server("--max-games", "2")
+    try:
+        c = httpx.Client(base_url=server.base, headers=server.auth, timeout=30)
+        keys = [
+            c.post("/api/games", json={"opponents": ["greedy"], "seed": k}).json()["id"] for k in range(2)
+        ]
+        r = c.post("/api/games", json={"opponents": ["greedy"]})
+        assert r.status_code == 503 and "the table is full" in r.json()["detail"]
+        assert all(c.get(f"/api/games/{k}").status_code == 200 for k in keys)
+        c.post(f"/api/games/{keys[0]}/resign")  # a finished game makes room
+        assert c.post("/api/games", json={"opponents": ["greedy"]}).status_code == 200
+        assert c.get(f"/api/games/{keys[1]}").status_code == 200
+    finally:
+        server.stop()
+
+
+def test_idle_games_expire():
+    from fastapi.testclient import TestClient
+
+    from agents.web.app import create_app
+    from agents.web.config import WebConfig
+
+    app = create_app(WebConfig(idle_minutes=0.5 / 60))
+    with TestClient(
+        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {app.state.token}"}
+    ) as c:
+        key = c.post("/api/games", json={"opponents": ["greedy"]}).json()["id"]
+        assert c.get(f"/api/games/{key}").status_code == 200
+        time.sleep(0.7)
+        assert c.get(f"/api/games/{key}").status_code == 404
+        assert app.state.games.games == {}
+
+
+def test_a_move_sent_twice_is_played_once(client):
+    answer = client.post("/api/games", json={"opponents": ["greedy", "greedy"], "seed": 5}).json()
+    key, state = answer["id"], answer["state"]
+    move = next(m["id"] for m in state["moves"] if m["legal"])
+    body = {"action": move, "turn": state["turn"]}
+    first = client.post(f"/api/games/{key}/move", json=body)
+    assert first.status_code == 200 and first.json()["state"]["turn"] == state["turn"] + 1
+    again = client.post(f"/api/games/{key}/move", json=body)
+    assert again.status_code == 409 and "sent twice" in again.json()["detail"]
+    assert client.get(f"/api/games/{key}").json()["state"] == first.json()["state"]
+
+
+# -- uploads ---------------------------------------------------------------------------
+
+
+def play_a_round(client) -> str:
+    """A record of a game with one round played and then resigned."""
+    answer = client.post("/api/games", json={"opponents": ["greedy", "greedy"], "seed": 1}).json()
+    key, state = answer["id"], answer["state"]
+    while state["round"] == 1 and not state["over"]:
+        move = next(m["id"] for m in state["moves"] if m["legal"])
+        state = client.post(f"/api/games/{key}/move", json={"action": move}).json()["state"]
+    client.post(f"/api/games/{key}/resign")
+    return client.get(f"/api/games/{key}/record").text
+
+
+def test_uploads_take_json_lines_only(client):
+    text = play_a_round(client)
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None):
+        headers = {"Content-Type": kind} if kind else {}
+        r = client.post("/api/records/upload", content=text.encode(), headers=headers)
+        assert r.status_code == 415, kind
+    ok = client.post(
+        "/api/records/upload", content=text.encode(), headers={"Content-Type": "application/x-ndjson"}
+    )
+    assert ok.status_code == 200 and ok.json()["frames"]
+
+
+def test_a_large_upload_is_refused_before_it_is_read(web):
+    """A Content-Length over the limit is answered at once, with no body sent at all;
+    a streamed body is cut off once it passes the limit."""
+    server, _ = web
+    host, port = server.base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.putrequest("POST", "/api/records/upload")
+    conn.putheader("Authorization", f"Bearer {server.token}")
+    conn.putheader("Content-Type", "application/x-ndjson")
+    conn.putheader("Content-Length", str(800 * 2**20))
+    conn.endheaders()
+    r = conn.getresponse()
+    assert r.status == 413 and b"at most 50 MB" in r.read()
+    conn.close()
+
+    def chunks():
+        block = b" " * 2**20
+        for _ in range(60):
+            yield block
+
+    r = httpx.post(
+        f"{server.base}/api/records/upload",
+        content=chunks(),
+        headers={**server.auth, "Content-Type": "application/x-ndjson"},
+        timeout=60,
+    )
+    assert r.status_code == 413
+    assert alive(server)
+
+
+def test_a_big_upload_does_not_freeze_the_other_requests(web, client):
+    """Parsing runs off the event loop: while a 40 MB upload is read and refused, the
+    server answers other requests at once."""
+    server, _ = web
+    line = json.dumps({"type": "note", "text": "x" * 200}) + "\n"
+    body = ("\n" * 10 + line * (40 * 2**20 // len(line))).encode()
+    done = threading.Event()
+    answer: dict = {}
+
+    def upload():
+        answer["r"] = httpx.post(
+            f"{server.base}/api/records/upload",
+            content=body,
+            headers={**server.auth, "Content-Type": "application/x-ndjson"},
+            timeout=120,
+        )
+        done.set()
+
+    thread = threading.Thread(target=upload)
+    thread.start()
+    slowest = 0.0
+    while not done.is_set():
+        started = time.monotonic()
+        assert client.get("/api/options").status_code == 200
+        slowest = max(slowest, time.monotonic() - started)
+        time.sleep(0.05)
+    thread.join()
+    assert answer["r"].status_code == 400
+    assert len(answer["r"].json()["detail"]) <= 200  # the answer quotes no more than a short prefix
+    assert slowest < 1.5, slowest
+
+
+def test_upload_caps_and_errors_that_echo_little(client):
+    kind = {"Content-Type": "application/x-ndjson"}
+    many = "\n".join(["{}"] * 200_001)
+    r = client.post("/api/records/upload", content=many.encode(), headers=kind)
+    assert r.status_code == 400
+    long_type = json.dumps({"type": "z" * 100_000}) + "\n"
+    r = client.post("/api/records/upload", content=long_type.encode(), headers=kind)
+    assert (
+        r.status_code == 400 and len(r.json()["detail"]) <= 200 and "unknown line type" in r.json()["detail"]
+    )
+    lines = "\n".join(["\n".join([json.dumps({"type": "game"})] * 1)] * 10_001)
+    r = client.post("/api/records/upload", content=lines.encode(), headers=kind)
+    assert r.status_code == 400 and len(r.json()["detail"]) <= 200
+
+
+# -- the folders it serves -------------------------------------------------------------
+
+
+def test_a_results_table_the_csv_module_cannot_read_is_a_4xx(web, client):
+    _, root = web
+    folder = root / "results" / "broken"
+    folder.mkdir(exist_ok=True)
+    (folder / "nul.csv").write_bytes(b"a,b\n1,\x002\n")
+    (folder / "huge.csv").write_text("a\n" + "x" * 200_000 + "\n")
+    for name in ("huge.csv",):  # a field over the csv module's limit
+        r = client.get(f"/api/results/broken/{name}")
+        assert r.status_code == 422 and "not a CSV table" in r.json()["detail"], (name, r.text)
+
+
+def test_a_linked_folder_out_of_the_results_is_not_listed(web, client, tmp_path):
+    _, root = web
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("a\n1\n")
+    (root / "results" / "linked").symlink_to(outside, target_is_directory=True)
+    inside = root / "results" / "real"
+    inside.mkdir()
+    (inside / "ok.csv").write_text("a\n1\n")
+    (inside / "link.csv").symlink_to(outside / "secret.csv")
+    listed = {x["name"]: x for x in client.get("/api/results").json()["results"]}
+    assert "linked" not in listed and listed["real"]["tables"] == ["ok.csv"]
+    assert client.get("/api/results/linked/secret.csv").status_code == 400
+    assert client.get("/api/results/real/link.csv").status_code == 400
+
+
+def test_every_presets_evaluate_records_open_in_the_watch_view(web, client):
+    """``evaluate.py --record`` of every preset (the Switch carry-over offers too): every
+    game of every file steps through."""
+    import evaluate
+    from thirtyone_env.game.rules import PRESETS, Rules
+
+    _, root = web
+    for preset in sorted(PRESETS):
+        seats = Rules.preset(preset).seats or 3
+        players = ["expert", "greedy", "blitz31", "random"][:seats]
+        out = root / "records" / preset
+        args = ["--players", *players, "--rules", preset, "--games", str(seats * 2), "--seed", "3"]
+        args += [
+            "--workers",
+            "1",
+            "--record",
+            str(out),
+            "--out",
+            str(root / f"eval-{preset}"),
+            "--no-progress",
+        ]
+        assert evaluate.main(args) == 0
+        files = sorted(out.glob("*.jsonl"))
+        assert files, preset
+        for f in files:
+            path = f.relative_to(root / "records").as_posix()
+            first = client.get("/api/records/frames", params={"path": path})
+            assert first.status_code == 200, (path, first.text)
+            for k in range(1, first.json()["games"]):
+                r = client.get("/api/records/frames", params={"path": path, "game": k})
+                assert r.status_code == 200, (path, k, r.text)
