@@ -1,7 +1,8 @@
-"""The SB3 callback of a run: checkpoints, self-play snapshots, the ladder evaluations
-(``evaluations.csv``, ``best_model.zip``), the league's results and ratings
-(``league.json``), the KL anchor's weight, the time limit and the progress bar. It
-imports stable-baselines3: import it once training starts."""
+"""The SB3 callback of a run: checkpoints (the newest ``keep_checkpoints`` kept),
+self-play snapshots, the ladder evaluations (``evaluations.csv``, ``best_model.zip``),
+the league's results and ratings (``league.json``), the KL anchor's weight, the time
+limit and the progress bar. It imports stable-baselines3: import it once training
+starts."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from agents.training.evaluations import (
     write_evaluations,
 )
 from agents.training.models import save_model
+from agents.training.run_folder import prune_checkpoints, remove_write_leftovers
 from thirtyone_env.harness.files import atomic_write, make_dir
 
 #: The league's members, ratings and the learner's score against each, in the run folder.
@@ -69,6 +71,7 @@ class RunCallback(BaseCallback):
     def _on_training_start(self) -> None:
         config = self.config
         self.started = time.perf_counter()
+        remove_write_leftovers(self.run_dir)  # the folder is locked: no write of ours is under way
         self.seats = league_seats(self.training_env) if config.league else None
         self.league = self.seats[0][0].league if self.seats else None
         self._on_rollout_end()  # the anchor's weight from the first update on
@@ -177,9 +180,15 @@ class RunCallback(BaseCallback):
                 self.logger.record("train/anchor_kl", policy.last_kl)
 
     def checkpoint(self) -> Path:
-        """Save the model as ``checkpoints/ckpt_<steps>.zip``; its path."""
+        """Save the model as ``checkpoints/ckpt_<steps>.zip``, then delete the older
+        checkpoints but the newest ``keep_checkpoints``; its path. The checkpoint of the
+        best evaluation so far is kept too: a resume after a crash that sets aside later
+        evaluations restores ``best_model.zip`` from it."""
         path = self.run_dir / "checkpoints" / f"ckpt_{self.num_timesteps:012d}.zip"
         save_model(self.model, path, self.config)
+        best = best_evaluation(self.evals)[0]
+        spare = (path,) if best is None else (path, path.with_name(f"ckpt_{best:012d}.zip"))
+        prune_checkpoints(self.run_dir, self.config.keep_checkpoints, spare)
         return path
 
     def evaluate(self) -> None:

@@ -30,8 +30,13 @@ VEC_ENVS = ("auto", "subproc", "dummy", "batched")
 MAX_LAYERS, MAX_LAYER = 16, 8192
 #: Most envs per vector env kind: subproc starts a process for each.
 MAX_ENVS = {"subproc": 256, "dummy": 65_536, "batched": 65_536}
-#: fields a resumed run may change: how far to go on, not what is trained
-OPERATIONAL = ("total_timesteps", "time_limit", "cluster", "ray_address", "workers")
+#: fields a resumed run may change: how far to go on and what it keeps, not what is trained
+OPERATIONAL = ("total_timesteps", "time_limit", "cluster", "ray_address", "workers", "keep_checkpoints")
+#: what a field added since runs were first stored was in those runs, where its default
+#: says otherwise: a config.json without the field goes on as its run was made (a run
+#: stored before keep_checkpoints kept every checkpoint: resuming it deletes none unless
+#: --keep-checkpoints is given)
+UNSTORED = {"keep_checkpoints": 0}
 #: where a run's collection and evaluations run: given anew on every start (a resume
 #: takes them from its command line, else the defaults, never from config.json, which
 #: runs stored before these fields existed lack); the results do not depend on them
@@ -229,6 +234,11 @@ class TrainConfig:
     eval_games: int = option(400, "games per evaluation table")
     eval_opponents: str = option("expert,greedy", "one table per spec: the learner against three of it")
     checkpoint_every: int = option(100_000, "steps between checkpoints")
+    keep_checkpoints: int = option(
+        5,
+        "checkpoints kept in the run folder: the newest this many, and the one of the best "
+        "evaluation so far (a resume after a crash restores the best model from it); 0 keeps all",
+    )
     cluster: str = option(
         "local",
         "where the collection and the evaluations run: 'local' (processes of this machine) or 'ray' "
@@ -416,6 +426,8 @@ class TrainConfig:
             raise ValueError(f"time_limit={self.time_limit!r} must be 0 (none) or more seconds")
         if self.eval_every < 0:
             raise ValueError(f"eval_every={self.eval_every!r} must be 0 (never) or more")
+        if self.keep_checkpoints < 0:
+            raise ValueError(f"keep_checkpoints={self.keep_checkpoints!r} must be 0 (keep all) or more")
         self.hidden_sizes  # noqa: B018 (validates)
 
     def _check_types(self) -> None:

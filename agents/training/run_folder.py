@@ -1,7 +1,9 @@
 """The run folder ``runs/<name>/``: a fresh run starts only in a new or empty folder
 (never over another run's files), its config and library versions are stored there,
 its last checkpoint is found there, and a resume keeps everything an earlier part
-wrote (logs and evaluation rows after the checkpoint are set aside, never replaced)."""
+wrote (logs and evaluation rows after the checkpoint are set aside, never replaced).
+Old checkpoints are pruned (``keep_checkpoints``) and what writes killed half way
+left is removed: only files of the names the run writes, never another file."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.training.config import OPERATIONAL, PLACEMENT, TrainConfig
+from agents.training.config import OPERATIONAL, PLACEMENT, UNSTORED, TrainConfig
 from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
 from thirtyone_env.harness.files import FolderLock, atomic_write
 
@@ -25,6 +27,17 @@ CONFIG = "config.json"
 VERSIONS = "versions.json"
 STEPS = "steps.json"  #: what each step before PPO reported (the warm start, the improvement step, ...)
 CHECKPOINT = re.compile(r"ckpt_(\d+)\.zip$")
+#: the checkpoint names the callback writes (``ckpt_<steps>.zip``, steps of 12 digits or
+#: more): the only files of ``checkpoints/`` that pruning deletes
+WRITTEN_CHECKPOINT = re.compile(r"ckpt_(\d{12,})\.zip")
+#: the names :func:`~thirtyone_env.harness.files.atomic_write` gives a checkpoint or a
+#: self-play snapshot while writing it (``tempfile.mkstemp`` with the prefix
+#: ``.<name>.`` and the suffix ``.tmp`` around 8 characters of ``[a-z0-9_]``): what a
+#: write killed before its rename leaves behind, by folder of the run
+WRITE_LEFTOVERS = {
+    "checkpoints": re.compile(r"\.ckpt_\d{12,}\.zip\.[a-z0-9_]{8}\.tmp"),
+    "pool": re.compile(r"\.snap_\d{12,}\.npz\.[a-z0-9_]{8}\.tmp"),
+}
 
 
 def library_versions() -> dict[str, str]:
@@ -52,6 +65,45 @@ def checkpoint_steps(path: Path | None) -> int:
     """The steps a checkpoint's name says (0 for none: a run from the start)."""
     m = CHECKPOINT.search(path.name) if path is not None else None
     return int(m.group(1)) if m else 0
+
+
+def remove_write_leftovers(run_dir: Path) -> list[Path]:
+    """Remove the temporary files that checkpoint and snapshot writes killed before
+    their rename left in ``run_dir`` (a checkpoint's size each, hidden, never read
+    again); the paths removed. Only names of :data:`WRITE_LEFTOVERS` go: a file of
+    any other name is the user's and stays. Call it with the run folder locked (no
+    write of this run is under way)."""
+    removed = []
+    for folder, pattern in WRITE_LEFTOVERS.items():
+        where = run_dir / folder
+        if not where.is_dir():
+            continue
+        for p in where.iterdir():
+            if pattern.fullmatch(p.name) and p.is_file() and not p.is_symlink():
+                p.unlink(missing_ok=True)
+                removed.append(p)
+    return removed
+
+
+def prune_checkpoints(run_dir: Path, keep: int, spare: tuple[Path, ...] = ()) -> list[Path]:
+    """Delete the checkpoints of ``run_dir`` but the newest ``keep`` (0: delete none)
+    and those in ``spare`` (the one just written, the best evaluation's); the paths
+    deleted. Only the callback's own names (:data:`WRITTEN_CHECKPOINT`) are counted
+    and deleted: any other file in ``checkpoints/`` stays."""
+    if keep == 0:
+        return []
+    found = sorted(
+        (int(m.group(1)), p)
+        for p in (run_dir / "checkpoints").glob("ckpt_*.zip")
+        if (m := WRITTEN_CHECKPOINT.fullmatch(p.name)) and p.is_file() and not p.is_symlink()
+    )
+    spared = {p.name for p in spare}
+    deleted = []
+    for _, p in found[:-keep]:
+        if p.name not in spared:
+            p.unlink(missing_ok=True)
+            deleted.append(p)
+    return deleted
 
 
 def free_name(path: Path) -> Path:
@@ -104,9 +156,10 @@ def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
         if not isinstance(stored, dict):
             raise ValueError("it is not a JSON object")
         defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
-        # an option added since the run was made takes its default, which is the train.py
-        # the run was made with (every added option defaults to what came before it)
-        stored = {**defaults, **stored, **{k: given.get(k, defaults[k]) for k in PLACEMENT}}
+        # an option added since the run was made takes what the train.py the run was made
+        # with did: its default (added options default to what came before them), else
+        # its UNSTORED value
+        stored = {**defaults, **UNSTORED, **stored, **{k: given.get(k, defaults[k]) for k in PLACEMENT}}
         if set(stored) != names:
             odd = sorted(set(stored) - names)
             raise ValueError(f"its fields are not those of this train.py (unknown: {', '.join(odd)})")
