@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from web_server import start_server
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -138,6 +137,62 @@ def test_the_watch_page_steps_through_a_record(server, browser, tmp_path):
     page.click("#results summary")
     page.wait_for_selector("table.data td:text-is('expert')")
     copy_screenshots(tmp_path, "replay.png")
+
+
+def test_every_presets_records_open_and_upload_on_the_watch_page(server, browser, tmp_path):
+    """``evaluate.py --record`` of every preset, the Switch carry-over offers included:
+    each file opens from the records folder, and one is uploaded, in the browser."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    import evaluate
+    from thirtyone_env.game.rules import PRESETS, Rules
+
+    web, root = server
+    for preset in sorted(PRESETS):
+        seats = Rules.preset(preset).seats or 3
+        players = ["expert", "greedy", "blitz31", "random"][:seats]
+        args = [
+            "--players",
+            *players,
+            "--rules",
+            preset,
+            "--games",
+            str(seats),
+            "--seed",
+            "4",
+            "--workers",
+            "1",
+        ]
+        args += [
+            "--record",
+            str(root / "records" / f"eval-{preset}"),
+            "--out",
+            str(tmp_path / preset),
+            "--no-progress",
+        ]
+        assert evaluate.main(args) == 0
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(f"{web.base}/watch?token={web.token}")
+    names = [n for n in page.locator("#records option").all_inner_texts() if n.startswith("eval-")]
+    assert {n.split("/")[0] for n in names} == {f"eval-{p}" for p in PRESETS}
+    for name in names:
+        page.select_option("#records", name)
+        page.click("#pick button[type=submit]")
+        page.wait_for_function(
+            "name => document.querySelector('#title').textContent.includes(name) "
+            "|| document.querySelector('#error').textContent",
+            arg=name,
+        )
+        assert page.inner_text("#error") == "", (name, page.inner_text("#error"))
+        page.click("#last")
+        page.wait_for_selector("#result div")
+    switch = next(iter(sorted((root / "records" / "eval-switch").glob("*.jsonl"))))
+    page.set_input_files("#upload", str(switch))
+    page.wait_for_function("() => document.querySelector('#title').textContent.includes('upload') "
+                           "|| document.querySelector('#title').textContent.includes('.jsonl') "
+                           "|| document.querySelector('#error').textContent")  # fmt: skip
+    assert page.inner_text("#error") == ""
 
 
 def copy_screenshots(folder: Path, name: str) -> None:

@@ -6,18 +6,13 @@ with the token get an answer."""
 import http.client
 import json
 import signal
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 httpx = pytest.importorskip("httpx")
 from web_server import start_server  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # evaluate.py
 
 SLOW = '''
 import time
@@ -387,36 +382,3 @@ def test_a_linked_folder_out_of_the_results_is_not_listed(web, client, tmp_path)
     assert "linked" not in listed and listed["real"]["tables"] == ["ok.csv"]
     assert client.get("/api/results/linked/secret.csv").status_code == 400
     assert client.get("/api/results/real/link.csv").status_code == 400
-
-
-def test_every_presets_evaluate_records_open_in_the_watch_view(web, client):
-    """``evaluate.py --record`` of every preset (the Switch carry-over offers too): every
-    game of every file steps through."""
-    import evaluate
-    from thirtyone_env.game.rules import PRESETS, Rules
-
-    _, root = web
-    for preset in sorted(PRESETS):
-        seats = Rules.preset(preset).seats or 3
-        players = ["expert", "greedy", "blitz31", "random"][:seats]
-        out = root / "records" / preset
-        args = ["--players", *players, "--rules", preset, "--games", str(seats * 2), "--seed", "3"]
-        args += [
-            "--workers",
-            "1",
-            "--record",
-            str(out),
-            "--out",
-            str(root / f"eval-{preset}"),
-            "--no-progress",
-        ]
-        assert evaluate.main(args) == 0
-        files = sorted(out.glob("*.jsonl"))
-        assert files, preset
-        for f in files:
-            path = f.relative_to(root / "records").as_posix()
-            first = client.get("/api/records/frames", params={"path": path})
-            assert first.status_code == 200, (path, first.text)
-            for k in range(1, first.json()["games"]):
-                r = client.get("/api/records/frames", params={"path": path, "game": k})
-                assert r.status_code == 200, (path, k, r.text)
