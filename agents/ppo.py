@@ -14,7 +14,11 @@ entries (cloudpickle), so a crafted model would run code when loaded. Here the w
 come from ``policy.pth`` through torch's weights-only loader, and the architecture from
 plain JSON: the ``thirtyone.json`` entry ``train.py`` adds (:func:`model_bytes`) or,
 for zips saved without it, the text SB3 writes beside each pickle. Snapshots are read
-with ``allow_pickle=False``.
+with ``allow_pickle=False``. Nor can a model file take more memory than a model needs:
+what it unpacks to is bounded (:data:`MAX_UNPACKED`) before anything is inflated, and
+its weights must be the tensors of an MLP policy, of the shapes its description names,
+float32 or float64 and finite, else it is refused with one line naming the file and
+the reason.
 
 The model zoo, ``agents/models/``: each ``<name>.zip`` there names in its description
 the table it was trained for (seats and rules) and has a model card ``<name>.md``.
@@ -29,9 +33,12 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import os
 import re
 import zipfile
+import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -128,10 +135,35 @@ class NumpyPolicy:
 
     @classmethod
     def load_npz(cls, path: str | os.PathLike) -> NumpyPolicy:
-        with np.load(path, allow_pickle=False) as z:
-            count = sum(1 for k in z.files if k.startswith("w"))
-            layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(count)]
-            return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]))
+        """A snapshot written by :meth:`save`, read without unpickling and within
+        :data:`MAX_UNPACKED` (:func:`_read_npz`); ``ValueError`` naming the file and
+        the reason for anything else (:meth:`_from_arrays`)."""
+        try:
+            return cls._from_arrays(_read_npz(Path(path)))
+        except Exception as e:  # zipfile, numpy and the checks raise many kinds on a bad file
+            raise ValueError(f"cannot load model {path}: {_reason(e)}") from None
+
+    @classmethod
+    def _from_arrays(cls, arrays: dict[str, np.ndarray]) -> NumpyPolicy:
+        """The policy of a snapshot's arrays: exactly ``activation`` (a name), ``w<i>``,
+        ``b<i>``, ``head_w`` and ``head_b``, chained (:func:`_check_shapes`), float32
+        or float64 and finite."""
+        count = sum(1 for key in arrays if re.fullmatch(r"w\d+", key))
+        expected = {"activation", "head_w", "head_b", *(f"{p}{i}" for p in "wb" for i in range(count))}
+        if unexpected := sorted(set(arrays) - expected):
+            raise ValueError(f"it holds an array {unexpected[0]!r} a snapshot does not have: not a model")
+        if missing := sorted(expected - set(arrays)):
+            raise ValueError(f"it has no array {missing[0]!r}: not a model")
+        activation = arrays["activation"]
+        if activation.dtype.kind != "U" or activation.shape != ():
+            raise ValueError("its activation is not a name: not a model")
+        for key in sorted(expected - {"activation"}):
+            _check_dtype(arrays[key].dtype.name, f"its {key}")
+            _check_finite(arrays[key], f"its {key}")
+        layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(count)]
+        head = (arrays["head_w"], arrays["head_b"])
+        _check_shapes(layers, head)
+        return cls(layers, head, str(activation))
 
 
 def _row_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -156,12 +188,19 @@ def load_policy(path: str | os.PathLike) -> NumpyPolicy:
 @functools.lru_cache(maxsize=32)
 def _load_cached(path_text: str, size: int, mtime_ns: int) -> NumpyPolicy:
     path = Path(path_text)
+    if path.suffix == ".npz":
+        return NumpyPolicy.load_npz(path)
     try:
-        if path.suffix == ".npz":
-            return NumpyPolicy.load_npz(path)
         return policy_from_zip(path.read_bytes())
     except Exception as e:  # torch, zipfile and numpy raise many kinds on a bad file
-        raise ValueError(f"cannot load model {path}: {type(e).__name__}: {e}") from None
+        raise ValueError(f"cannot load model {path}: {_reason(e)}") from None
+
+
+def _reason(e: Exception) -> str:
+    """An error as one line for a message: the text of a ``ValueError`` (what the
+    checks here raise), the kind and text of anything else."""
+    text = str(e) if type(e) is ValueError else f"{type(e).__name__}: {e}"
+    return " ".join(text.split())
 
 
 # -- SB3 model zips, read without unpickling -------------------------------------------
@@ -170,8 +209,25 @@ def _load_cached(path_text: str, size: int, mtime_ns: int) -> NumpyPolicy:
 #: architecture as plain JSON (:func:`describe`).
 DESCRIPTION = "thirtyone.json"
 SAFE_TORCH = (2, 6)  #: the first torch whose weights-only loader is safe (CVE-2025-32434)
-MAX_ENTRY = 1 << 30  #: bytes an entry may unpack to (a 256-256 model's are ~2 MB)
-POLICY_NET = re.compile(r"mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
+#: The most bytes a model file may unpack to: the entries of a model zip read together,
+#: the records of the torch archive in each of its ``.pth`` entries (what torch makes
+#: tensors of), the arrays of a snapshot. The zoo's 256-256 models unpack to 2-3.3 MB,
+#: a 256-256 checkpoint with its optimizer state to ~10 MB, a 1024-1024 one to ~58 MB
+#: (and a checkpoint's data keeps the last observation of each env: ~6.6 KB an env at
+#: 4 players, 1.7 MB for 256 envs); a file past the bound is a zip bomb (a few MB that
+#: inflate to GBs), refused before it is inflated.
+MAX_UNPACKED = 64 << 20
+#: Bytes inflated at a time: zipfile cuts an entry to the size its header declares only
+#: after each read, so reading an entry whole inflates all its stream holds first.
+_CHUNK = 1 << 20
+#: The dtypes weights may have: what SB3 saves (float32) and float64. float16 and
+#: bfloat16 are not what a policy here was trained in, complex and integers not weights.
+REAL_FLOATS = ("float32", "float64")
+#: The tensors of an SB3 ``MlpPolicy`` (flatten extractor, which has none): the hidden
+#: layers of its actor and critic, its action head and value head. Nothing else is read,
+#: so nothing else is taken.
+HIDDEN_LAYER = re.compile(r"mlp_extractor\.(policy|value)_net\.(\d+)\.(weight|bias)")
+HEADS = ("action_net.weight", "action_net.bias", "value_net.weight", "value_net.bias")
 
 
 def describe(policy: Any) -> dict[str, Any]:
@@ -242,14 +298,12 @@ def _described_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
-                if DESCRIPTION in archive.namelist() and archive.getinfo(DESCRIPTION).file_size < MAX_ENTRY:
-                    table = json.loads(archive.read(DESCRIPTION)).get("table")
+                if DESCRIPTION in archive.namelist():
+                    table = json.loads(_unpack(archive, [DESCRIPTION])[DESCRIPTION]).get("table")
                     if table is not None:
                         return int(table["players"]), Rules(**table["rules"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile) as e:
-        raise ValueError(
-            f"cannot read the table model {path} was trained for: {type(e).__name__}: {e}"
-        ) from None
+        raise ValueError(f"cannot read the table model {path} was trained for: {_reason(e)}") from None
     return None
 
 
@@ -368,7 +422,11 @@ class ModelZip(NamedTuple):
 def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> ModelZip:
     """The "data" JSON of an SB3 zip read as plain JSON (never unpickled), its
     description, and the named ``.pth`` entries read with torch's weights-only loader,
-    which refuses anything but tensors and plain containers."""
+    which refuses anything but tensors and plain containers. Nothing is inflated past
+    :data:`MAX_UNPACKED` (:func:`_unpack`, :func:`_torch_archive`), every tensor is
+    checked (:func:`_check_tensors`), and ``policy.pth`` must be an MLP policy's state
+    dict that agrees with the description (:func:`_check_policy_state`): ``ValueError``
+    with the reason otherwise."""
     import torch
 
     check_torch(torch.__version__)
@@ -379,24 +437,225 @@ def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> Mo
         missing = [n for n in ("data", *tensors) if n not in names]
         if missing:
             raise ValueError(f"not an SB3 model: no {', '.join(missing)} in the archive")
-        for name in ("data", DESCRIPTION, *tensors):
-            if name in names and archive.getinfo(name).file_size > MAX_ENTRY:
-                raise ValueError(
-                    f"its {name} unpacks to {archive.getinfo(name).file_size:,} bytes: not a model"
-                )
-        data = json.loads(archive.read("data"))
-        if not isinstance(data, dict):
-            raise ValueError("its data entry is not a JSON object")
-        description = json.loads(archive.read(DESCRIPTION)) if DESCRIPTION in names else None
-        states = {}
-        for name in tensors:
-            try:
-                states[name] = torch.load(
-                    io.BytesIO(archive.read(name)), map_location="cpu", weights_only=True
-                )
-            except Exception as e:  # UnpicklingError for anything but plain tensors
-                raise ValueError(f"{name} holds more than tensors, refused: {e}") from None
+        entries = _unpack(archive, [n for n in ("data", DESCRIPTION, *tensors) if n in names])
+    data = json.loads(entries["data"])
+    if not isinstance(data, dict):
+        raise ValueError("its data entry is not a JSON object")
+    description = json.loads(entries[DESCRIPTION]) if DESCRIPTION in entries else None
+    states = {name: _load_tensors(entries[name], name) for name in tensors}
+    if "policy.pth" in states:
+        _check_policy_state(states["policy.pth"], description)
     return ModelZip(data, description, states)
+
+
+def _unpack(archive: zipfile.ZipFile, names: Iterable[str], whole: str | None = None) -> dict[str, bytes]:
+    """The named entries of ``archive``, unpacked to at most :data:`MAX_UNPACKED` bytes
+    in all; ``ValueError`` naming what is too big (``whole``: what the archive is to the
+    reader, else the entry) otherwise. Refused first on the sizes the headers declare
+    (every entry's, read or not), then while inflating, a chunk at a time
+    (:data:`_CHUNK`), stopping past the bound: a header that lies gets no further."""
+    infos = archive.infolist()
+    if sum(info.file_size for info in infos) > MAX_UNPACKED:
+        biggest = max(infos, key=lambda info: info.file_size)
+        raise ValueError(_too_big(whole or (biggest.filename if biggest.file_size > MAX_UNPACKED else None)))
+    entries: dict[str, bytes] = {}
+    left = MAX_UNPACKED
+    for name in names:
+        entries[name] = _inflate(archive, name, left, whole or (name if left == MAX_UNPACKED else None))
+        left -= len(entries[name])
+    return entries
+
+
+def _inflate(archive: zipfile.ZipFile, name: str, limit: int, what: str | None) -> bytes:
+    """An entry's bytes, inflated a chunk at a time: ``ValueError`` once past ``limit``
+    (naming ``what``, see :func:`_too_big`), or where the entry is damaged."""
+    chunks, size = [], 0
+    try:
+        with archive.open(name) as entry:
+            while size <= limit and (chunk := entry.read(_CHUNK)):
+                size += len(chunk)
+                chunks.append(chunk)
+    except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError) as e:
+        raise ValueError(f"its {what or name} is damaged: {e}") from None
+    if size > limit:
+        raise ValueError(_too_big(what))
+    return b"".join(chunks)
+
+
+def _too_big(what: str | None) -> str:
+    """The refusal of a file that unpacks past :data:`MAX_UNPACKED`: ``what`` (an
+    entry) alone, or its entries together (None)."""
+    subject = f"its {what} unpacks" if what else "its entries unpack"
+    return f"{subject} to more than {MAX_UNPACKED / (1 << 20):g} MiB: not a model"
+
+
+def _load_tensors(raw: bytes, name: str) -> Any:
+    """What torch's weights-only loader reads from the ``.pth`` entry ``name``, handed
+    only the records :func:`_torch_archive` measured, each tensor then checked
+    (:func:`_check_tensors`)."""
+    import torch
+
+    archive = _torch_archive(raw, name)
+    try:
+        state = torch.load(io.BytesIO(archive), map_location="cpu", weights_only=True)
+    except Exception as e:  # UnpicklingError for anything but plain tensors
+        raise ValueError(f"{name} holds more than tensors, refused: {_torch_refusal(e)}") from None
+    _check_tensors(state, name)
+    return state
+
+
+def _torch_archive(raw: bytes, name: str) -> bytes:
+    """The ``.pth`` entry ``name`` (torch's zip format: records ``<archive>/data.pkl``,
+    ``<archive>/data/<k>``, ...) written anew, uncompressed, from its records unpacked
+    within :data:`MAX_UNPACKED` (:func:`_unpack`): torch's reader believes the sizes
+    the headers declare, so it reads only records read and measured here."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+    except zipfile.BadZipFile:
+        raise ValueError(f"its {name} is not in torch's zip format: not a model") from None
+    with archive:
+        records = _unpack(archive, archive.namelist(), whole=name)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as repacked:
+        for record, data in records.items():
+            repacked.writestr(record, data)
+    return out.getvalue()
+
+
+def _torch_refusal(e: Exception) -> str:
+    """Why torch's weights-only loader refused a file, on one line (its message is
+    paragraphs of advice, some of it to load the file unsafely)."""
+    m = re.search(r"WeightsUnpickler error: (.*?)(?: Please use|\n|$)", str(e))
+    return m.group(1) if m else _reason(e)
+
+
+def _check_tensors(state: Any, name: str) -> None:
+    """Refuse (``ValueError`` naming the tensor) what no weights file holds: a tensor
+    that is not dense, weights that are not float32 or float64, a tensor viewing more
+    values than its storage holds (a broadcast that would inflate), more than
+    :data:`MAX_UNPACKED` of values in all, or weights that are not finite."""
+    import torch
+
+    total = 0
+    for key, tensor in _tensors(state):
+        where = f"its {name}'s {key}"
+        if tensor.layout != torch.strided:
+            raise ValueError(f"{where} is not a dense tensor: not a model")
+        _check_dtype(str(tensor.dtype).removeprefix("torch."), where)
+        size = tensor.numel() * tensor.element_size()
+        if size > tensor.untyped_storage().nbytes():
+            raise ValueError(f"{where} views more values than it stores: not a model")
+        total += size
+        if total > MAX_UNPACKED:
+            raise ValueError(_too_big(name))
+        _check_finite(tensor.detach().numpy(), where)
+
+
+def _tensors(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
+    """Every tensor in what torch read (dicts, lists and tuples of them), with its
+    place (``state.0.exp_avg``)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        yield key, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _tensors(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _tensors(v, f"{key}.{i}" if key else str(i))
+
+
+def _check_dtype(dtype: str, where: str) -> None:
+    """Refuse weights (``where`` says which) of a dtype not in :data:`REAL_FLOATS`."""
+    if dtype not in REAL_FLOATS:
+        raise ValueError(f"{where} is {dtype}: weights must be {' or '.join(REAL_FLOATS)}")
+
+
+def _check_finite(values: np.ndarray, where: str) -> None:
+    """Refuse weights (``where`` says which) holding NaN or infinity."""
+    if not np.isfinite(values).all():
+        raise ValueError(f"{where} holds NaN or infinite values: not a model")
+
+
+def _check_policy_state(state: Any, description: Any) -> None:
+    """Refuse a ``policy.pth`` that is not an SB3 ``MlpPolicy``'s state dict: a tensor
+    such a policy does not hold (:data:`HIDDEN_LAYER`, :data:`HEADS`), layers that do
+    not chain into their heads (:func:`_check_shapes`), an actor and a critic taking
+    different observations, a critic giving more than one value, or weights that
+    disagree with the description (observation size, hidden layers, actions)."""
+    import torch
+
+    if not isinstance(state, dict):
+        raise ValueError("policy.pth is not a state dict")
+    for key, value in state.items():
+        if not (isinstance(key, str) and (HIDDEN_LAYER.fullmatch(key) or key in HEADS)):
+            raise ValueError(f"its policy.pth holds {key!r}, not a tensor of an MLP policy: not a model")
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(f"its policy.pth's {key} is not a tensor: not a model")
+    actor, critic = _network(state, "policy"), _network(state, "value")
+    _check_shapes(*actor)
+    _check_shapes(*critic, side="value", head_name="value head")
+    inputs = [int((layers[0][0] if layers else head[0]).shape[1]) for layers, head in (actor, critic)]
+    if inputs[0] != inputs[1]:
+        raise ValueError(
+            f"its actor takes {inputs[0]} observation values, its critic {inputs[1]}: not a model"
+        )
+    if critic[1][0].shape[0] != 1:
+        raise ValueError(f"its value head gives {critic[1][0].shape[0]} values, not one: not a model")
+    if isinstance(description, dict):
+        weights = {
+            "observation_size": inputs[0],
+            "hidden": [int(w.shape[0]) for w, _ in actor[0]],
+            "actions": int(actor[1][0].shape[0]),
+        }
+        for key, value in weights.items():
+            if description.get(key) != value:
+                raise ValueError(
+                    f"its {DESCRIPTION} says {key} {description.get(key)!r}, its weights {value!r}"
+                )
+
+
+def _network(state: dict[str, Any], side: str) -> tuple[list[tuple[Any, Any]], tuple[Any, Any]]:
+    """One side (``policy``: the actor, ``value``: the critic) of an MLP policy's state
+    dict: its hidden layers (weight, bias) in order and its head; None where missing."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, tensor in state.items():
+        if (m := HIDDEN_LAYER.fullmatch(key)) and m.group(1) == side:
+            found.setdefault(int(m.group(2)), {})[m.group(3)] = tensor
+    layers = [(found[i].get("weight"), found[i].get("bias")) for i in sorted(found)]
+    head = "action_net" if side == "policy" else "value_net"
+    return layers, (state.get(f"{head}.weight"), state.get(f"{head}.bias"))
+
+
+def _read_npz(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz``, unpacked within :data:`MAX_UNPACKED` (:func:`_unpack`),
+    each ``.npy`` refused where its header declares more data than it holds (numpy
+    allocates what the header declares before reading), read with ``allow_pickle=False``."""
+    with zipfile.ZipFile(path) as archive:
+        entries = _unpack(archive, archive.namelist())
+    arrays = {}
+    for name, raw in entries.items():
+        if not name.endswith(".npy"):
+            raise ValueError(f"its {name} is not an array (.npy): not a model")
+        _check_npy_size(raw, name)
+        arrays[name.removesuffix(".npy")] = np.load(io.BytesIO(raw), allow_pickle=False)
+    return arrays
+
+
+def _check_npy_size(raw: bytes, name: str) -> None:
+    """Refuse a ``.npy`` whose header declares more bytes of data than follow it."""
+    fp = io.BytesIO(raw)
+    version = np.lib.format.read_magic(fp)
+    if version not in ((1, 0), (2, 0)):
+        raise ValueError(f"its {name} is a .npy of version {version}, not one a snapshot is saved in")
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, _, dtype = read(fp)
+    declared, held = math.prod(shape) * dtype.itemsize, len(raw) - fp.tell()
+    if declared > held:
+        raise ValueError(
+            f"its {name} declares {declared:,} bytes of {dtype.name} and holds {held:,}: not a model"
+        )
 
 
 def check_torch(version: str) -> None:
@@ -431,33 +690,16 @@ def policy_from_zip(raw: bytes) -> NumpyPolicy:
     """The actor of an SB3 model zip: weights from ``policy.pth`` (weights only), the
     activation from the :data:`DESCRIPTION` entry, or for zips saved without one,
     from the plain-text copy SB3 keeps of ``policy_kwargs`` beside the pickle."""
-    data, description, tensors = read_model_zip(raw)
-    state = tensors["policy.pth"]
-    if not isinstance(state, dict):
-        raise ValueError("policy.pth is not a state dict")
+    data, description, tensors = read_model_zip(raw)  # checked: names, shapes, values
     extractor, activation = _extractor_and_activation(data, description)
     if extractor != "FlattenExtractor":
         raise ValueError(
             f"only policies on the flat encoding (MlpPolicy) can be played; this one uses {extractor}"
         )
-    found: dict[int, dict[str, Any]] = {}
-    for key, tensor in state.items():
-        if m := POLICY_NET.match(key):
-            found.setdefault(int(m.group(1)), {})[m.group(2)] = _array(tensor, key)
-    layers = [(found[i].get("weight"), found[i].get("bias")) for i in sorted(found)]
-    head = (
-        _array(state.get("action_net.weight"), "action_net.weight"),
-        _array(state.get("action_net.bias"), "action_net.bias"),
+    layers, head = _network(tensors["policy.pth"], "policy")
+    return NumpyPolicy(
+        [(_array(w), _array(b)) for w, b in layers], (_array(head[0]), _array(head[1])), activation
     )
-    _check_shapes(layers, head)
-    policy = NumpyPolicy(layers, head, activation)
-    if isinstance(description, dict):
-        expected = (description.get("observation_size"), description.get("actions"))
-        if expected != (policy.input_size, policy.num_actions):
-            raise ValueError(
-                f"{DESCRIPTION} says {expected} observation values and actions, the weights {policy.input_size, policy.num_actions}"
-            )
-    return policy
 
 
 def _extractor_and_activation(data: dict[str, Any], description: Any) -> tuple[str, str]:
@@ -491,23 +733,22 @@ def _class_name(text: Any) -> str:
     return m.group(1)
 
 
-def _array(tensor: Any, key: str) -> np.ndarray:
-    import torch
-
-    if not isinstance(tensor, torch.Tensor):
-        raise ValueError(f"policy.pth has no tensor {key}")
+def _array(tensor: Any) -> np.ndarray:
     return tensor.detach().cpu().numpy()
 
 
-def _check_shapes(layers: list[tuple[Any, Any]], head: tuple[np.ndarray, np.ndarray]) -> None:
-    """Raise unless the layers chain into the head (each a 2-d weight and a 1-d bias)."""
+def _check_shapes(
+    layers: list[tuple[Any, Any]], head: tuple[Any, Any], side: str = "policy", head_name: str = "action head"
+) -> None:
+    """Raise unless the layers chain into the head, each a 2-d weight ``(out, in)`` and
+    a 1-d bias (numpy arrays or tensors); ``side`` and ``head_name`` name them."""
     width = None
     for i, (w, b) in enumerate([*layers, head]):
-        name = "the action head" if i == len(layers) else f"policy layer {i}"
-        if w is None or b is None or w.ndim != 2 or b.shape != (w.shape[0],):
-            raise ValueError(f"{name} is not a weight matrix and a bias")
+        name = f"its {head_name}" if i == len(layers) else f"its {side} layer {i}"
+        if w is None or b is None or w.ndim != 2 or tuple(b.shape) != (w.shape[0],):
+            raise ValueError(f"{name} is not a weight matrix and a bias: not a model")
         if width is not None and w.shape[1] != width:
-            raise ValueError(f"{name} takes {w.shape[1]} inputs, the layer before gives {width}")
+            raise ValueError(f"{name} takes {w.shape[1]} inputs, the layer before gives {width}: not a model")
         width = w.shape[0]
 
 

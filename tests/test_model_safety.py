@@ -1,15 +1,23 @@
 """Model files never run code: a crafted SB3 zip whose pickles would write a marker
 file plays (or is refused by name) through every reader, and the marker never appears;
-player specs are checked without building a player or reading a model."""
+player specs are checked without building a player or reading a model. Nor do they take
+more memory than a model needs: zip bombs (a few MB that inflate to a GiB) are refused
+before they are inflated, and weights of other names, shapes or dtypes, or not finite,
+are refused, each with one line naming the file and the reason."""
 
 import base64
 import io
 import json
 import pickle
+import re
+import struct
 import subprocess
 import sys
+import tracemalloc
 import zipfile
+import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -18,7 +26,7 @@ torch = pytest.importorskip("torch")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
-from agents.ppo import SHIPPED_MODEL, NumpyPolicy, load_policy, model_bytes  # noqa: E402
+from agents.ppo import MAX_UNPACKED, SHIPPED_MODEL, NumpyPolicy, load_policy, model_bytes  # noqa: E402
 from thirtyone_env import ThirtyOneEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -293,3 +301,335 @@ def test_a_snapshot_is_written_with_the_users_umask(tmp_path):
     assert (tmp_path / "snap.npz").stat().st_mode & 0o777 == 0o644
     again = NumpyPolicy.load_npz(tmp_path / "snap.npz")
     assert all(np.array_equal(a[0], b[0]) for a, b in zip(again.layers, policy.layers, strict=True))
+
+
+# -- files that would take more memory than a model needs ------------------------------
+
+
+class Deflated(NamedTuple):
+    """A zip entry's deflate stream and what its header says it unpacks to."""
+
+    stream: bytes
+    size: int
+    crc: int
+
+
+MIB_OF_SPACES = b" " * (1 << 20)
+
+
+@pytest.fixture(scope="module")
+def gib_of_spaces() -> Deflated:
+    """~1 GiB (1,023 MiB) of spaces as ~1 MB of deflate stream, made without deflating
+    a GiB: one MiB deflated and flushed (so it refers to nothing before it), over and
+    over."""
+    block = zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = block.compress(MIB_OF_SPACES) + block.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(1023):
+        crc = zlib.crc32(MIB_OF_SPACES, crc)
+    return Deflated(stream * 1023, 1023 << 20, crc)
+
+
+def bomb(spaces: Deflated, head: bytes = b"", tail: bytes = b"") -> Deflated:
+    """``head``, the GiB of spaces and ``tail``, deflated as one stream."""
+    first, last = zlib.compressobj(9, zlib.DEFLATED, -15), zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = first.compress(head) + first.flush(zlib.Z_FULL_FLUSH) + spaces.stream
+    crc = spaces.crc
+    if head:  # the CRC runs from the first byte: count the spaces again after the head
+        crc = zlib.crc32(head)
+        for _ in range(spaces.size >> 20):
+            crc = zlib.crc32(MIB_OF_SPACES, crc)
+    return Deflated(
+        stream + last.compress(tail) + last.flush(),
+        len(head) + spaces.size + len(tail),
+        zlib.crc32(tail, crc),
+    )
+
+
+def handmade_zip(entries: dict[str, bytes | Deflated], says: dict[str, int] | None = None) -> bytes:
+    """A zip written byte by byte: ``bytes`` entries stored, :class:`Deflated` ones as
+    they are, each header declaring the entry's size, or ``says[name]`` (a lie)."""
+    out, central = bytearray(), bytearray()
+    for name, entry in entries.items():
+        method = 8
+        if isinstance(entry, bytes):
+            entry, method = Deflated(entry, len(entry), zlib.crc32(entry)), 0
+        size = (says or {}).get(name, entry.size)
+        fields = (method, 0, 0, entry.crc, len(entry.stream), size, len(name))
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, *fields, 0, 0, 0, 0, 0, len(out))
+        central += name.encode()
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, *fields, 0) + name.encode() + entry.stream
+    ends = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central), len(out), 0)
+    return bytes(out + central + ends)
+
+
+def entries(raw: bytes) -> dict[str, bytes]:
+    """A zip's entries by name."""
+    with zipfile.ZipFile(io.BytesIO(raw)) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def refusal(load, path: Path) -> str:
+    """The ``ValueError`` ``load(path)`` refuses the file with: one line naming the
+    file, raised before Python allocated a quarter of :data:`MAX_UNPACKED` (a bomb
+    inflated, or an array allocated at the size a header declares, would take GBs)."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as refused:
+            load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    message = str(refused.value)
+    assert path.name in message and "\n" not in message, message
+    assert peak < MAX_UNPACKED // 4, f"{peak:,} bytes allocated before: {message}"
+    return message
+
+
+@pytest.fixture
+def torch_loads(monkeypatch) -> list:
+    """The calls of ``torch.load`` (it still loads): a bomb must be refused before any."""
+    calls, load = [], torch.load
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(torch, "load", counted)
+    return calls
+
+
+@pytest.fixture(scope="module")
+def described(honest) -> bytes:
+    """The honest model saved with its description (what train.py writes)."""
+    return model_bytes(honest[0])
+
+
+def test_a_data_entry_that_inflates_to_a_gib_is_refused_before_it_is_inflated(
+    tmp_path, described, gib_of_spaces, torch_loads
+):
+    """Spaces then ``{}`` is JSON: read whole, this model would load (with a GiB in memory)."""
+    path = tmp_path / "data_bomb.zip"
+    path.write_bytes(handmade_zip({**entries(described), "data": bomb(gib_of_spaces, tail=b"{}")}))
+    assert path.stat().st_size < 4 << 20
+    assert (
+        refusal(load_policy, path)
+        == f"cannot load model {path}: its data unpacks to more than 64 MiB: not a model"
+    )
+    assert torch_loads == []
+
+
+def test_a_description_that_inflates_to_a_gib_is_refused_when_the_zoo_reads_it(
+    tmp_path, described, gib_of_spaces
+):
+    from agents.ppo import described_table
+
+    path = tmp_path / "description_bomb.zip"
+    text = entries(described)["thirtyone.json"]
+    path.write_bytes(handmade_zip({**entries(described), "thirtyone.json": bomb(gib_of_spaces, tail=text)}))
+    message = refusal(described_table, path)
+    assert message.endswith("its thirtyone.json unpacks to more than 64 MiB: not a model"), message
+
+
+def test_a_tensor_record_that_inflates_to_a_gib_is_refused_before_torch_reads_it(
+    tmp_path, described, gib_of_spaces, torch_loads
+):
+    """policy.pth is itself a zip (torch's format): its records are bounded too."""
+    records = entries(entries(described)["policy.pth"])
+    first = next(name for name in records if name.endswith("/data/0"))
+    pth = handmade_zip({**records, first: gib_of_spaces})
+    path = tmp_path / "tensor_bomb.zip"
+    path.write_bytes(rewrite(described, {"policy.pth": pth}))
+    assert path.stat().st_size < 4 << 20
+    message = refusal(load_policy, path)
+    assert message == f"cannot load model {path}: its policy.pth unpacks to more than 64 MiB: not a model"
+    assert torch_loads == []
+
+
+@pytest.mark.parametrize("where", ["data", "policy.pth"])
+def test_a_header_that_lies_about_its_size_gets_no_further(
+    tmp_path, described, gib_of_spaces, torch_loads, where
+):
+    """Headers that declare a few bytes, over a GiB of spaces: inflated no further than
+    declared (a chunk at a time: zipfile's ``read()`` inflates all the stream holds
+    before cutting it to the declared size), the entry is damaged (its CRC is the
+    GiB's), and torch never reads it."""
+    path = tmp_path / "lying.zip"
+    if where == "data":
+        path.write_bytes(handmade_zip({**entries(described), "data": gib_of_spaces}, says={"data": 1000}))
+        damaged = "its data is damaged: Bad CRC-32 for file 'data'"
+    else:
+        records = entries(entries(described)["policy.pth"])
+        first = next(name for name in records if name.endswith("/data/0"))
+        pth = handmade_zip({**records, first: gib_of_spaces}, says={first: len(records[first])})
+        path.write_bytes(rewrite(described, {"policy.pth": pth}))
+        damaged = f"its policy.pth is damaged: Bad CRC-32 for file '{first}'"
+    assert refusal(load_policy, path) == f"cannot load model {path}: {damaged}"
+    assert torch_loads == []
+
+
+def with_state(raw: bytes, change) -> bytes:
+    """The model with ``change`` made to the state dict in its policy.pth."""
+    state = torch.load(io.BytesIO(entries(raw)["policy.pth"]), weights_only=True)
+    change(state)
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    return rewrite(raw, {"policy.pth": buf.getvalue()})
+
+
+def set_to(key: str, make):
+    """A change: ``state[key] = make(state.get(key))``."""
+
+    def change(state):
+        state[key] = make(state.get(key))
+
+    return change
+
+
+def every(make):
+    """A change: ``make(tensor)`` for every tensor."""
+
+    def change(state):
+        state.update({key: make(value) for key, value in state.items()})
+
+    return change
+
+
+def with_nan(tensor):
+    """The tensor with a NaN for its first value."""
+    tensor = tensor.clone()
+    tensor.view(-1)[0] = float("nan")
+    return tensor
+
+
+def with_inf(tensor):
+    """The tensor with infinity for its last value."""
+    tensor = tensor.clone()
+    tensor.view(-1)[-1] = float("inf")
+    return tensor
+
+
+def wider(state):
+    """The actor's hidden layer 32 units wide (the description says 16), chained right."""
+    w = state["mlp_extractor.policy_net.0.weight"]
+    state["mlp_extractor.policy_net.0.weight"] = torch.zeros(32, w.shape[1])
+    state["mlp_extractor.policy_net.0.bias"] = torch.zeros(32)
+    state["action_net.weight"] = torch.zeros(state["action_net.weight"].shape[0], 32)
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (set_to("action_net.bias", with_nan), "its policy.pth's action_net.bias holds NaN or infinite values"),
+        (set_to("value_net.weight", with_inf), "its policy.pth's value_net.weight holds NaN or infinite values"),
+        (every(lambda t: t.half()), "its policy.pth's .* is float16: weights must be float32 or float64"),
+        (every(lambda t: t.bfloat16()), "its policy.pth's .* is bfloat16: weights must be float32 or float64"),
+        (set_to("action_net.weight", lambda t: t.to(torch.complex64)), "action_net.weight is complex64: weights must be"),
+        (set_to("action_net.bias", lambda t: t.long()), "its policy.pth's action_net.bias is int64: weights must be"),
+        (set_to("action_net.bias", lambda t: torch.zeros(1).expand(len(t))), "action_net.bias views more values than it stores"),
+        (set_to("junk", lambda _: torch.zeros(3)), "its policy.pth holds 'junk', not a tensor of an MLP policy"),
+        (set_to("action_net.bias", lambda t: t.tolist()), "its policy.pth's action_net.bias is not a tensor"),
+        (set_to("value_net.weight", lambda t: t[:, :8]), "its value head takes 8 inputs, the layer before gives 16"),
+        (set_to("value_net.weight", lambda t: t.repeat(2, 1)), "its value head is not a weight matrix and a bias"),
+        (wider, r"its thirtyone.json says hidden \[16\], its weights \[32\]"),
+    ],
+    ids=["nan", "inf-critic", "float16", "bfloat16", "complex", "int", "broadcast", "name", "list", "shape",
+         "two-values", "hidden"],
+)  # fmt: skip
+def test_weights_of_other_names_shapes_or_dtypes_or_not_finite_are_refused(
+    tmp_path, described, change, reason
+):
+    path = tmp_path / "weights.zip"
+    path.write_bytes(with_state(described, change))
+    assert re.fullmatch(
+        rf"cannot load model {re.escape(str(path))}: .*{reason}.*", refusal(load_policy, path)
+    )
+
+
+@pytest.fixture(scope="module")
+def snapshot(honest) -> dict[str, np.ndarray]:
+    """The arrays of the honest model's snapshot (what self-play pools hold)."""
+    policy = NumpyPolicy.from_sb3(honest[0].policy)
+    arrays = {"activation": np.array(policy.activation)}
+    for i, (w, b) in enumerate(policy.layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w.T, b
+    arrays["head_w"], arrays["head_b"] = policy.head[0].T, policy.head[1]
+    return arrays
+
+
+def npy(array: np.ndarray, shape: tuple[int, ...] | None = None) -> bytes:
+    """A ``.npy`` of ``array``; with ``shape``, float32 data under a header that declares
+    that shape (a lie)."""
+    buf = io.BytesIO()
+    if shape is None:
+        np.save(buf, array, allow_pickle=False)
+        return buf.getvalue()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    return buf.getvalue() + array.astype("<f4").tobytes()
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ({"head_b": lambda a: np.full_like(a, np.nan)}, "its head_b holds NaN or infinite values"),
+        ({"w0": lambda a: a.astype(np.float16)}, "its w0 is float16: weights must be float32 or float64"),
+        ({"head_w": lambda a: a.astype(np.complex64)}, "its head_w is complex64: weights must be"),
+        ({"b0": lambda a: a.astype(np.int64)}, "its b0 is int64: weights must be"),
+        ({"junk": lambda _: np.zeros(3)}, "it holds an array 'junk' a snapshot does not have"),
+        ({"b0": lambda a: a[:7]}, "its policy layer 0 is not a weight matrix and a bias"),
+    ],
+    ids=["nan", "float16", "complex", "int", "name", "shape"],
+)
+def test_snapshot_arrays_of_other_names_shapes_or_dtypes_or_not_finite_are_refused(
+    tmp_path, snapshot, change, reason
+):
+    arrays = {**snapshot, **{key: make(snapshot.get(key)) for key, make in change.items()}}
+    path = tmp_path / "snap.npz"
+    np.savez(path, **arrays)
+    for load in (load_policy, NumpyPolicy.load_npz):
+        assert refusal(load, path).startswith(f"cannot load model {path}: {reason}")
+
+
+def test_a_snapshot_that_inflates_or_declares_a_gib_is_refused_before_numpy_allocates_it(
+    tmp_path, snapshot, gib_of_spaces
+):
+    """A ``.npy`` is allocated at the size its header declares, before its data is read."""
+    arrays = {f"{key}.npy": npy(array) for key, array in snapshot.items()}
+    header = npy(np.zeros(0), shape=(gib_of_spaces.size // 4,))
+    bombed = tmp_path / "bomb.npz"
+    bombed.write_bytes(handmade_zip({**arrays, "w0.npy": bomb(gib_of_spaces, head=header)}))
+    assert (
+        refusal(load_policy, bombed)
+        == f"cannot load model {bombed}: its w0.npy unpacks to more than 64 MiB: not a model"
+    )
+    lying = tmp_path / "lying.npz"
+    lying.write_bytes(handmade_zip({**arrays, "w0.npy": npy(np.zeros(16), shape=(1 << 31,))}))
+    assert refusal(load_policy, lying) == (
+        f"cannot load model {lying}: its w0.npy declares 8,589,934,592 bytes of float32 and holds 64: not a model"
+    )
+
+
+def test_checkpoints_and_warm_starts_get_the_same_checks(tmp_path, described):
+    """Every reader of a model zip: a checkpoint (with its optimizer state) and the
+    model a run starts from."""
+    from agents.training.config import TrainConfig
+    from agents.training.models import load_checkpoint, read_initial_weights
+
+    nan = tmp_path / "nan.zip"
+    nan.write_bytes(with_state(described, set_to("action_net.bias", with_nan)))
+    with pytest.raises(ValueError, match=r"cannot load checkpoint .*nan\.zip: .*action_net\.bias holds NaN"):
+        load_checkpoint(nan, None, TrainConfig())
+    with pytest.raises(ValueError, match=r"init_from .*nan\.zip: .*action_net\.bias holds NaN"):
+        read_initial_weights(TrainConfig(init_from=str(nan), net_arch="16", activation="relu"))
+    adam = {
+        "state": {0: {"step": torch.tensor(1.0), "exp_avg": torch.full((3,), float("nan"))}},
+        "param_groups": [],
+    }
+    buf = io.BytesIO()
+    torch.save(adam, buf)
+    optimizer = tmp_path / "optimizer.zip"
+    optimizer.write_bytes(rewrite(described, {"policy.optimizer.pth": buf.getvalue()}))
+    with pytest.raises(
+        ValueError, match=r"optimizer\.zip: .*policy\.optimizer\.pth's state\.0\.exp_avg holds NaN"
+    ):
+        load_checkpoint(optimizer, None, TrainConfig())
