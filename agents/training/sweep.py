@@ -20,13 +20,24 @@ run folder ``<runs_dir>/<name>/trial_<k>``, which ``train.py --resume`` goes on 
 trial's config is checked before Ray starts (each grid value, each sampler's ends).
 
 Trials report each ladder evaluation (the mean over ``eval_opponents`` of the win rate
-and of the lives lost a round); ASHA (:class:`ray.tune.schedulers.ASHAScheduler`, time
-in evaluations) stops the trials that fall behind. The sweep folder holds
-``sweep.json`` (the file as read, written first), ``tune/`` (Tune's own state) and, at
-the end, ``summary.csv`` and ``summary.png`` (each trial's curve). The folder is locked
-while the sweep runs; the same command goes on with an interrupted sweep (Tune's
-restore: unfinished trials resume from their run folders' checkpoints), another sweep
-in that folder is refused. Tune's random draws are seeded with ``seed``.
+and of the lives lost a round) with its number in the run folder's ``evaluations.csv``
+(``evaluations``: ASHA's time); ASHA (:class:`ray.tune.schedulers.ASHAScheduler`) stops
+the trials that fall behind. The sweep folder holds ``sweep.json`` (the file as read,
+written first), ``tune/`` (Tune's own state), ``asha.json`` (what ASHA judged of each
+trial) and, at the end, ``summary.csv`` and ``summary.png`` (each trial's curve). The
+folder is locked while the sweep runs; the same command goes on with an interrupted
+sweep (Ctrl-C or a kill), another sweep in that folder is refused. Tune's random draws
+are seeded with ``seed``.
+
+The run folders are the record of the trials, not Tune's history: Tune's restore
+starts an unfinished trial's history (and its iteration count) anew, its scheduler
+with empty rungs, and its saved state may lag behind the trials by some seconds. So
+ASHA's rungs are filled again from the run folders, as far as ``asha.json`` says ASHA
+had judged each trial (:class:`RunFolderASHA`); a resumed trial first reports the
+evaluations its folder made that ASHA never judged, then goes on from its checkpoint,
+counting its evaluations on from those the folder keeps; a trial that had ended (its
+run finished, or ASHA stopped it) is not trained again; and the summary is read from
+the run folders. A resumed sweep thus sums up, and ASHA judges, as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -43,11 +54,14 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import TrainConfig
+from agents.training.evaluations import read_evaluations
+from agents.training.run_folder import checkpoint_steps, last_checkpoint
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
 
 SWEEP = "sweep.json"
 SUMMARY = "summary.csv"
 PLOT = "summary.png"
+JUDGED = "asha.json"  #: {trial: {"evaluations": ASHA judged so many, "stopped": it stopped the trial}}
 TUNE_DIR = "tune"  #: Tune's state: <sweep folder>/tune/trials/<trial>
 EXPERIMENT = "trials"
 METRICS = {"win_rate": "max", "lives_lost_per_round": "min"}
@@ -189,28 +203,153 @@ def check_folder(sweep: Sweep) -> bool:
 
 def _trial(params: dict[str, Any], *, sweep: Sweep) -> None:
     """One trial (on a Ray worker): the run folder ``trial_<k>``, resumed when a
-    restored sweep finds it begun; each evaluation reported to Tune."""
-    import numpy as np
+    restored sweep finds it begun; each evaluation reported to Tune with its number
+    in the run folder (``evaluations``). A resumed trial first reports the evaluations
+    its folder holds that ASHA never judged (made just before an interruption) and
+    that the run will not make again; a run that had ended (finished, or stopped by
+    ASHA) is not trained again, its last evaluation reported (Tune's view catching up)."""
     from ray import tune
 
     from agents.training.run import train
 
     trial = "trial_" + tune.get_context().get_trial_id().rsplit("_", 1)[-1]
     config = sweep.config(params, trial, trial)
+    run_dir = config.run_dir
 
-    def report(steps: int, rows: list[dict[str, Any]]) -> None:
-        metrics = {
-            "timesteps": steps,
-            "win_rate": float(np.mean([r["win_rate"] for r in rows])),
-            "lives_lost_per_round": float(np.mean([r["lives_lost_per_round"] for r in rows])),
-        }
+    def send(point: dict[str, float], evaluations: int) -> None:
         try:
-            tune.report(metrics)
+            tune.report({**point, "evaluations": evaluations})
         except SystemExit:  # how Tune ends a trial it stops
             raise TrialStopped() from None
 
+    def report(steps: int, rows: list[dict[str, Any]]) -> None:
+        send(evaluation_point(steps, rows), len(trial_history(run_dir)))  # the folder holds this one
+
+    begun = (run_dir / "config.json").exists()
     with contextlib.suppress(TrialStopped):  # the run folder keeps a checkpoint of where it stopped
-        train(config, resume=(config.run_dir / "config.json").exists(), progress=False, report=report)
+        if begun:
+            judged = judged_trials(sweep.folder).get(trial, {"evaluations": 0, "stopped": False})
+            history = trial_history(run_dir)
+            resume = resume_point(run_dir)
+            ended = judged["stopped"] or resume >= config.total_timesteps
+            # the evaluations that stay: all of a run that ended, else those up to its checkpoint
+            kept = len(history) if ended else sum(p["timesteps"] <= resume for p in history)
+            for k in range(judged["evaluations"], kept):
+                send(history[k], k + 1)
+            if ended:
+                if history and kept <= judged["evaluations"]:
+                    send(history[-1], len(history))
+                return
+        train(config, resume=begun, progress=False, report=report)
+
+
+def evaluation_point(steps: int, rows: list[dict[str, Any]]) -> dict[str, float]:
+    """What a trial reports of one evaluation (its rows, one a table): the steps and
+    the means over the tables of the win rate and of the lives lost a round."""
+    import numpy as np
+
+    return {
+        "timesteps": steps,
+        "win_rate": float(np.mean([float(r["win_rate"]) for r in rows])),
+        "lives_lost_per_round": float(np.mean([float(r["lives_lost_per_round"]) for r in rows])),
+    }
+
+
+def trial_history(run_dir: Path) -> list[dict[str, float]]:
+    """The evaluations a trial's run folder holds (``evaluations.csv``), in order, as
+    the trial reported them (:func:`evaluation_point`); ``ValueError`` naming the file
+    when it is not an evaluations file."""
+    rows = read_evaluations(run_dir)
+    return [
+        evaluation_point(steps, [r for r in rows if int(r["timesteps"]) == steps])
+        for steps in dict.fromkeys(int(r["timesteps"]) for r in rows)
+    ]
+
+
+def resume_point(run_dir: Path) -> int:
+    """The steps a trial's run folder goes on from: its last checkpoint's (-1: none,
+    the run starts again); later evaluations are set aside and made again."""
+    checkpoint = last_checkpoint(run_dir)
+    return checkpoint_steps(checkpoint) if checkpoint is not None else -1
+
+
+def judged_trials(folder: Path) -> dict[str, dict[str, Any]]:
+    """What ASHA judged of each trial of the sweep in ``folder`` (:data:`JUDGED`): the
+    evaluations it judged (the first so many of the run folder's) and whether it
+    stopped the trial; ``ValueError`` naming the file when it is not such a record."""
+    path = folder / JUDGED
+    if not path.exists():
+        return {}
+    try:
+        judged = json.loads(path.read_text())
+        if not isinstance(judged, dict) or not all(
+            isinstance(v, dict)
+            and isinstance(v.get("evaluations"), int)
+            and isinstance(v.get("stopped"), bool)
+            for v in judged.values()
+        ):
+            raise ValueError("not an object of trials, each with its 'evaluations' and 'stopped'")
+    except ValueError as e:
+        raise ValueError(f"{path} is not the record of what ASHA judged: {e}") from None
+    return judged
+
+
+def check_records(folder: Path) -> None:
+    """The records a sweep that goes on reads (``asha.json``, each trial's
+    ``evaluations.csv``), checked before Ray starts: ``ValueError`` naming the file."""
+    judged_trials(folder)
+    for run_dir in sorted(folder.glob("trial_*")):
+        trial_history(run_dir)
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`RunFolderASHA`, made on first use: it subclasses Ray's ASHA, and Ray is
+    imported only once :func:`_fit` has connected to it (Tune's restore unpickles the
+    scheduler by this name)."""
+    if name == "RunFolderASHA":
+        globals()[name] = made = _run_folder_asha()
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _run_folder_asha() -> type:
+    from ray.tune.schedulers import ASHAScheduler, TrialScheduler
+
+    class RunFolderASHA(ASHAScheduler):
+        """ASHA in evaluations (``evaluations``) whose rungs outlast an interruption.
+        Each result it judges is written to ``asha.json`` (how many of the trial's
+        evaluations it judged, whether it stopped the trial) before Tune acts on it.
+        Tune's restore makes the scheduler anew, with empty rungs: each trial it adds
+        back brings the evaluations ASHA had judged, read from its run folder, into the
+        rungs as they were recorded then, without judging them again."""
+
+        def __init__(self, folder: Path, **kwargs: Any) -> None:
+            super().__init__(time_attr="evaluations", **kwargs)
+            self.folder = Path(folder)
+
+        def on_trial_add(self, tune_controller: Any, trial: Any) -> None:
+            super().on_trial_add(tune_controller, trial)
+            name = trial_name(trial)
+            judged = judged_trials(self.folder).get(name, {}).get("evaluations", 0)
+            bracket = self._trial_info[trial.trial_id]
+            for k, point in enumerate(trial_history(self.folder / name)[:judged], 1):
+                bracket.on_result(trial, k, self._metric_op * point[self._metric])
+
+        def on_trial_result(self, tune_controller: Any, trial: Any, result: dict[str, Any]) -> str:
+            action = super().on_trial_result(tune_controller, trial, result)
+            if self._time_attr in result and self._metric in result:
+                judged = judged_trials(self.folder)
+                name = trial_name(trial)
+                before = judged.get(name, {"evaluations": 0, "stopped": False})
+                judged[name] = {
+                    "evaluations": max(before["evaluations"], int(result[self._time_attr])),
+                    "stopped": before["stopped"] or action == TrialScheduler.STOP,
+                }
+                atomic_write(self.folder / JUDGED, json.dumps(judged, indent=1, sort_keys=True) + "\n")
+            return action
+
+    RunFolderASHA.__module__, RunFolderASHA.__qualname__ = __name__, "RunFolderASHA"
+    return RunFolderASHA
 
 
 class TrialStopped(KeyboardInterrupt):
@@ -241,7 +380,9 @@ def run_sweep(sweep: Sweep, address: str | None = None) -> list[dict[str, Any]]:
     folder = sweep.folder
     with FolderLock(folder, "sweep folder"):
         going_on = check_folder(sweep)
-        if not going_on:
+        if going_on:
+            check_records(folder)
+        else:
             atomic_write(folder / SWEEP, sweep.as_json())
         results = _fit(sweep, address, going_on)
         if not finished(sweep, results):  # Ctrl-C: Tune saved its state, the trials their checkpoints
@@ -257,8 +398,9 @@ def _fit(sweep: Sweep, address: str | None, going_on: bool) -> Any:
 
     ray = connect(address)  # first: it decides how a local Ray starts
     from ray import tune
-    from ray.tune.schedulers import ASHAScheduler
     from ray.tune.search.basic_variant import BasicVariantGenerator
+
+    from agents.training.sweep import RunFolderASHA  # made now that Ray is connected
 
     trainable = tune.with_resources(tune.with_parameters(_trial, sweep=sweep), {"cpu": sweep.cpus_per_trial})
     storage = sweep.folder / TUNE_DIR
@@ -269,8 +411,8 @@ def _fit(sweep: Sweep, address: str | None, going_on: bool) -> Any:
         return tuner.fit()
     cpus = int(ray.cluster_resources().get("CPU", 1))
     concurrent = sweep.concurrent or max(1, int(cpus // sweep.cpus_per_trial))
-    scheduler = ASHAScheduler(
-        time_attr="training_iteration",
+    scheduler = RunFolderASHA(
+        sweep.folder,
         max_t=max(1, evaluations_per_run(sweep)),
         grace_period=sweep.grace,
         reduction_factor=sweep.reduction,
@@ -329,32 +471,31 @@ SUMMARY_FIELDS = (
 
 def summary_rows(sweep: Sweep, results: Any) -> list[dict[str, Any]]:
     """One row per trial: its parameters, how far it went (ASHA stops some early),
-    its last and best reported win rate and its last lives lost a round."""
+    its last and best win rate and its last lives lost a round, read from its run
+    folder's evaluations (Tune's history of a resumed trial starts at the resume)."""
     rows = []
     for result in results:
         config = result.config or {}
-        history = result.metrics_dataframe
         trial = Path(result.path).name  # trial_name()
-        reported = history is not None and len(history) > 0 and "win_rate" in history
-        last = history.iloc[-1] if reported else None
+        history = trial_history(sweep.folder / trial)
+        last = history[-1] if history else None
         total = sweep.config(config).total_timesteps
         steps = int(last["timesteps"]) if last is not None else 0
         status = "error" if result.error else ("finished" if steps >= total else "stopped early")
+        nan = float("nan")
         rows.append(
             {
                 "trial": trial,
                 "run_folder": str(sweep.folder / trial),
                 **{name: config.get(name) for name in (*sweep.grid, *sweep.sample)},
                 "status": status,
-                "evaluations": len(history) if reported else 0,
+                "evaluations": len(history),
                 "timesteps": steps,
-                "win_rate": float(last["win_rate"]) if last is not None else float("nan"),
-                "best_win_rate": float(history["win_rate"].max()) if reported else float("nan"),
-                "lives_lost_per_round": float(last["lives_lost_per_round"])
-                if last is not None
-                else float("nan"),
+                "win_rate": last["win_rate"] if last is not None else nan,
+                "best_win_rate": max(p["win_rate"] for p in history) if history else nan,
+                "lives_lost_per_round": last["lives_lost_per_round"] if last is not None else nan,
                 "error": str(result.error).splitlines()[0] if result.error else "",
-                "curve": history[["timesteps", sweep.metric]].values.tolist() if reported else [],
+                "curve": [[p["timesteps"], p[sweep.metric]] for p in history],
             }
         )
     return sorted(rows, key=lambda r: r["trial"])
