@@ -174,6 +174,7 @@ def test_every_presets_records_open_and_upload_on_the_watch_page(server, browser
         assert evaluate.main(args) == 0
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.goto(f"{web.base}/watch?token={web.token}")
+    page.wait_for_selector("#records option[value^='eval-']", state="attached")
     names = [n for n in page.locator("#records option").all_inner_texts() if n.startswith("eval-")]
     assert {n.split("/")[0] for n in names} == {f"eval-{p}" for p in PRESETS}
     for name in names:

@@ -71,6 +71,9 @@ class Move(BaseModel):
     turn: int | None = None  # the view's turn this move is for: a retried move is played once
 
 
+#: Seconds a new game (its players built: models loaded, kernels compiled on first use)
+#: or a record's replay may take.
+SETUP_SECONDS = 120
 #: Longest part of a request's own text an error answer repeats.
 ECHO = 200
 #: Content types an upload may have (JSON Lines; plain text would let any page post without a preflight).
@@ -91,12 +94,11 @@ class Workers:
     answer waited for at most ``seconds``. A daemon thread never holds the process at
     exit, so Ctrl-C and SIGTERM stop the server whatever a thread is doing."""
 
-    def __init__(self, count: int, seconds: float) -> None:
+    def __init__(self, count: int) -> None:
         self.slots = threading.BoundedSemaphore(count)
         self.count = count
-        self.seconds = seconds
 
-    async def run(self, work: Callable[[], Any]) -> Any:
+    async def run(self, work: Callable[[], Any], seconds: float) -> Any:
         if not self.slots.acquire(blocking=False):
             raise Busy(f"the table is busy: {self.count} games are being computed; try again in a moment")
         loop = asyncio.get_running_loop()
@@ -117,7 +119,7 @@ class Workers:
                 loop.call_soon_threadsafe(settle, ok, value)
 
         threading.Thread(target=thread, name="thirtyone-table", daemon=True).start()
-        return await asyncio.wait_for(asyncio.shield(done), self.seconds + 5)
+        return await asyncio.wait_for(asyncio.shield(done), seconds)
 
 
 def page(name: str) -> str:
@@ -138,7 +140,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
     seating = Seating(
         model_folders=(ZOO, *([config.models] if config.models else [])), allow_code=config.allow_code
     )
-    workers = Workers(config.workers, config.move_seconds)
+    workers = Workers(config.workers)
     app.state.games = store
     app.state.token = token
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -156,9 +158,12 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
         return {"id": key, "state": game.view(), "events": game.take_events()}
 
     @contextlib.contextmanager
-    def holding(lock: threading.Lock, seconds: float = 2.0) -> Iterator[None]:
-        """The game's lock, or 503 when an earlier request still holds it."""
+    def holding(game: GameSession, lock: threading.Lock, seconds: float = 2.0) -> Iterator[None]:
+        """The game's lock; 409 for a game stopped while a player would not answer (its
+        thread may hold the lock for good), 503 while an earlier request holds it."""
         if not lock.acquire(timeout=seconds):
+            if game.stopped:
+                raise HTTPException(409, game.stopped)
             raise HTTPException(503, "this game is still busy with an earlier request; try again in a moment")
         try:
             yield
@@ -166,9 +171,13 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
             lock.release()
 
     async def off_loop(work: Callable[[], Any], game: GameSession | None = None) -> Any:
-        """``work()`` on a worker, its failures as 4xx/5xx answers."""
+        """``work()`` on a worker, its failures as 4xx/5xx answers. A move is waited
+        for a little past its time limit (the opponents stop at the limit between two
+        moves; one that will not answer inside its move is cut off here); building a
+        game's players or replaying a record, for :data:`SETUP_SECONDS`."""
+        seconds = config.move_seconds + 5 if game is not None else max(SETUP_SECONDS, config.move_seconds + 5)
         try:
-            return await workers.run(work)
+            return await workers.run(work, seconds)
         except MoveTimeout:
             raise HTTPException(
                 504, f"the opponents took more than {config.move_seconds:g} s to move: the game was stopped"
@@ -221,19 +230,28 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
     async def new_game(body: NewGame) -> dict[str, Any]:
         specs = [s.strip() for s in body.opponents]
 
-        def start() -> dict[str, Any]:
+        def build() -> GameSession:
             store.check_room()
-            game = GameSession(body.rules, specs, body.seat, body.seed, seating.build, config.move_seconds)
+            return GameSession(body.rules, specs, body.seat, body.seed, seating.build, config.move_seconds)
+
+        game = await off_loop(build)
+        try:
             key = store.add(game)
-            with holding(store.games[key][1]):
+        except TableFull as e:
+            raise HTTPException(503, str(e)) from None
+        lock = store.games[key][1]
+
+        def begin() -> dict[str, Any]:
+            with holding(game, lock, config.move_seconds):
+                game.begin()
                 return answer(key, game)
 
-        return await off_loop(start)
+        return await off_loop(begin, game)
 
     @app.get("/api/games/{key}")
     def get_game(key: str) -> dict[str, Any]:
         game, lock = game_of(key)
-        with holding(lock):
+        with holding(game, lock):
             return answer(key, game)
 
     @app.post("/api/games/{key}/move")
@@ -241,7 +259,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
         game, lock = game_of(key)
 
         def play() -> dict[str, Any]:
-            with holding(lock, config.move_seconds):
+            with holding(game, lock, config.move_seconds):
                 try:
                     game.move(body.action, body.turn)
                 except ValueError as e:
@@ -253,14 +271,14 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
     @app.post("/api/games/{key}/resign")
     def resign(key: str) -> dict[str, Any]:
         game, lock = game_of(key)
-        with holding(lock):
+        with holding(game, lock):
             game.resign()
             return answer(key, game)
 
     @app.get("/api/games/{key}/record")
     def record(key: str) -> PlainTextResponse:
         game, lock = game_of(key)
-        with holding(lock):
+        with holding(game, lock):
             try:
                 text = "\n".join(game.record_lines()) + "\n"
             except ValueError as e:
@@ -273,7 +291,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
         if records is None:
             raise HTTPException(409, "the server has no records folder: start it with --records DIR")
         game, lock = game_of(key)
-        with holding(lock):
+        with holding(game, lock):
             try:
                 lines = game.record_lines()
             except ValueError as e:

@@ -128,6 +128,10 @@ class GameSession:
             observer=self.deadline,
         )
         self.pending.append(self._deal_event(self.table.state))
+
+    def begin(self) -> None:
+        """The others' moves before the person's first (a game is built, then begun:
+        building its players may take a while, its moves have the move's time limit)."""
         self._advance()
 
     def _advance(self) -> None:
