@@ -149,3 +149,24 @@ def test_the_keep_count_is_checked_and_an_older_run_keeps_all(tmp_path):
     stored["keep_checkpoints"] = 4
     (run / "config.json").write_text(json.dumps(stored))
     assert stored_config(run, {}).keep_checkpoints == 4
+
+
+def test_an_evaluation_a_crash_cut_off_is_made_when_the_run_goes_on(tmp_path):
+    """The checkpoint is written before its step's evaluation: killed between them, the
+    run goes on from that checkpoint and makes the evaluation first, the same one (same
+    model, same deals) the crash cut off."""
+    run_train(
+        "--run-name", "cut", "--runs-dir", str(tmp_path), *TINY, "--total-timesteps", "768",
+        "--keep-checkpoints", "0",
+    )  # fmt: skip
+    cut = tmp_path / "cut"
+    rows = read_evaluations(cut)
+    assert [int(r["timesteps"]) for r in rows] == [0, 256, 512, 768]
+    # as if killed after the checkpoint at 512 and before its evaluation
+    (cut / "checkpoints" / "ckpt_000000000768.zip").unlink()
+    (cut / "final_model.zip").unlink()
+    write_evaluations(cut, rows[:2])
+    run_train("--resume", str(cut), "--total-timesteps", "768")
+    resumed = read_evaluations(cut)
+    assert [int(r["timesteps"]) for r in resumed] == [0, 256, 512, 768]
+    assert resumed[2] == rows[2]

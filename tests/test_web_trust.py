@@ -227,20 +227,29 @@ def test_games_are_bounded_and_a_game_in_play_is_never_evicted():
 
 
 def test_idle_games_expire():
-    from fastapi.testclient import TestClient
-
-    from agents.web.app import create_app
-    from agents.web.config import WebConfig
-
-    app = create_app(WebConfig(idle_minutes=0.5 / 60))
-    with TestClient(
-        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {app.state.token}"}
-    ) as c:
+    server = start_server("--idle-minutes", "0.01")
+    try:
+        c = httpx.Client(base_url=server.base, headers=server.auth, timeout=30)
         key = c.post("/api/games", json={"opponents": ["greedy"]}).json()["id"]
         assert c.get(f"/api/games/{key}").status_code == 200
-        time.sleep(0.7)
-        assert c.get(f"/api/games/{key}").status_code == 404
-        assert app.state.games.games == {}
+        time.sleep(1.0)
+        r = c.get(f"/api/games/{key}")
+        assert r.status_code == 404 and "idle" in r.json()["detail"]
+    finally:
+        server.stop()
+
+
+def test_the_servers_limits_are_checked_before_it_starts(capsys):
+    from agents.web.server import main
+
+    for argv, message in [
+        (["--move-seconds", "0"], "--move-seconds must be a positive number"),
+        (["--max-games", "0"], "--max-games must be an integer"),
+        (["--idle-minutes", "nan"], "--idle-minutes must be a positive number"),
+    ]:
+        with pytest.raises(SystemExit) as e:
+            main([*argv, "--port", "0"])
+        assert e.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_a_move_sent_twice_is_played_once(client):

@@ -84,8 +84,8 @@ class RunCallback(BaseCallback):
             self.curves = read_curves(self.run_dir, upto=self.num_timesteps)  # a resume drops later points
         if config.self_play > 0 and not any((self.run_dir / "pool").glob("*.npz")):
             self.snapshot()  # the initial policy: the pool is never empty
-        if config.eval_every and self.num_timesteps == 0 and not self.evals:
-            self.evaluate()  # where the curve starts (after any warm start)
+        if config.eval_every and self._evaluation_missing():
+            self.evaluate()  # where the curve starts (after any warm start), or one a crash cut off
         if config.gauntlet_every and self.num_timesteps == 0 and not self.curves:
             self.gauntlet()
         if self.progress:
@@ -99,6 +99,17 @@ class RunCallback(BaseCallback):
                 dynamic_ncols=True,
                 desc=config.run_name,
             )
+
+    def _evaluation_missing(self) -> bool:
+        """Whether the evaluation of the step the run starts from is not in the folder:
+        at step 0 (none made yet), or on a resume from a checkpoint whose own evaluation
+        a crash cut off (the checkpoint is written first): the uninterrupted run made it
+        there, with this model."""
+        if not self.evals:
+            return True
+        last = max(int(r["timesteps"]) for r in self.evals)
+        every = self.config.eval_every
+        return self.num_timesteps // every > last // every
 
     def snapshot(self) -> None:
         """Add the current policy to the self-play pool (the newest ``pool_size`` kept)."""

@@ -98,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds the opponents may take between your moves (20)",
     )
     parser.add_argument("--max-games", type=int, default=64, help="games kept at once (64)")
+    parser.add_argument(
+        "--idle-minutes", type=float, default=30.0, help="minutes after which an untouched game expires (30)"
+    )
     args = parser.parse_args(argv)
     folders = {
         name: check_folder(parser, f"--{name}", getattr(args, name))
@@ -117,9 +120,13 @@ def main(argv: list[str] | None = None) -> int:
             host=args.host,
             move_seconds=args.move_seconds,
             max_games=args.max_games,
+            idle_minutes=args.idle_minutes,
         )
     except ValueError as e:
-        parser.error(str(e).replace("move_seconds", "--move-seconds").replace("max_games", "--max-games"))
+        message = str(e)
+        for name in ("move_seconds", "max_games", "idle_minutes"):
+            message = message.replace(name, "--" + name.replace("_", "-"))
+        parser.error(message)
     sock = listen(parser, args.host, args.port)
     host, port = sock.getsockname()[:2]
     app = create_app(config)
