@@ -12,7 +12,7 @@ import time
 import pytest
 
 httpx = pytest.importorskip("httpx")
-from web_server import start_server  # noqa: E402
+from web_server import serving, start_server  # noqa: E402
 
 SLOW = '''
 import time
@@ -46,7 +46,7 @@ def web(tmp_path_factory):
 @pytest.fixture
 def client(web):
     server, _ = web
-    with httpx.Client(base_url=server.base, headers=server.auth, timeout=60) as c:
+    with server.client() as c:
         yield c
 
 
@@ -103,18 +103,15 @@ def test_players_are_held_to_bounds(client):
 
 def test_with_allow_code_the_server_says_so_and_still_calls_no_bare_function(tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
-    server = start_server("--allow-code")
-    try:
+    with serving("--allow-code") as server:
         warning = server.proc.stderr.readline()
         assert "--allow-code" in warning and "runs that code" in warning
-        c = httpx.Client(base_url=server.base, headers=server.auth, timeout=30)
+        c = server.client()
         r = c.post("/api/games", json={"opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=0"]})
         assert r.status_code == 200, r.text
         r = c.post("/api/games", json={"opponents": ["os:abort"]})
         assert r.status_code == 400 and "not a player class or factory" in r.json()["detail"]
         assert alive(server)
-    finally:
-        server.stop()
 
 
 # -- who may ask -----------------------------------------------------------------------
@@ -181,9 +178,8 @@ def test_a_move_has_a_time_limit_and_the_server_stops_on_signals(tmp_path):
     answers the rest at once and stops on SIGTERM or Ctrl-C while the thread sleeps."""
     (tmp_path / "slow.py").write_text(SLOW)
     for sig, seed in ((signal.SIGTERM, 0), (signal.SIGINT, 1)):
-        server = start_server("--allow-code", "--move-seconds", "1")
-        try:
-            c = httpx.Client(base_url=server.base, headers=server.auth, timeout=60)
+        with serving("--allow-code", "--move-seconds", "1") as server:
+            c = server.client()
             started = time.monotonic()
             body = {"opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=600"], "seed": seed}
             r = c.post("/api/games", json=body)
@@ -205,14 +201,11 @@ def test_a_move_has_a_time_limit_and_the_server_stops_on_signals(tmp_path):
             assert alive(server) and time.monotonic() - quick < 2  # the sleeping thread holds nothing else
             server.proc.send_signal(sig)
             server.proc.wait(timeout=10)  # within seconds, whatever the thread is doing
-        finally:
-            server.stop()
 
 
 def test_games_are_bounded_and_a_game_in_play_is_never_evicted():
-    server = start_server("--max-games", "2")
-    try:
-        c = httpx.Client(base_url=server.base, headers=server.auth, timeout=30)
+    with serving("--max-games", "2") as server:
+        c = server.client()
         keys = [
             c.post("/api/games", json={"opponents": ["greedy"], "seed": k}).json()["id"] for k in range(2)
         ]
@@ -222,21 +215,16 @@ def test_games_are_bounded_and_a_game_in_play_is_never_evicted():
         c.post(f"/api/games/{keys[0]}/resign")  # a finished game makes room
         assert c.post("/api/games", json={"opponents": ["greedy"]}).status_code == 200
         assert c.get(f"/api/games/{keys[1]}").status_code == 200
-    finally:
-        server.stop()
 
 
 def test_idle_games_expire():
-    server = start_server("--idle-minutes", "0.01")
-    try:
-        c = httpx.Client(base_url=server.base, headers=server.auth, timeout=30)
+    with serving("--idle-minutes", "0.01") as server:
+        c = server.client()
         key = c.post("/api/games", json={"opponents": ["greedy"]}).json()["id"]
         assert c.get(f"/api/games/{key}").status_code == 200
         time.sleep(1.0)
         r = c.get(f"/api/games/{key}")
         assert r.status_code == 404 and "idle" in r.json()["detail"]
-    finally:
-        server.stop()
 
 
 def test_the_servers_limits_are_checked_before_it_starts(capsys):
