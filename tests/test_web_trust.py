@@ -83,7 +83,8 @@ def test_a_request_cannot_name_code_to_run(web, client, tmp_path):
 def test_players_are_held_to_bounds(client):
     for spec, message in [
         ("search:time_limit=inf", "finite number"),
-        ("search:batch=3000000", "allows 2..64"),
+        ("search:batch=3000000", "allows 2..16"),
+        ("search:time_limit=none", "cannot be none"),
         ("search:worlds=100000000", "allows 1..256"),
         ("search:backend=python", "cannot be set at the web table"),
         ("ppo:path=/etc/passwd", "without a folder"),
@@ -383,3 +384,97 @@ def test_a_linked_folder_out_of_the_results_is_not_listed(web, client, tmp_path)
     assert "linked" not in listed and listed["real"]["tables"] == ["ok.csv"]
     assert client.get("/api/results/linked/secret.csv").status_code == 400
     assert client.get("/api/results/real/link.csv").status_code == 400
+
+
+# -- what a request may weigh ----------------------------------------------------------
+
+
+def test_bodies_and_specs_are_bounded_and_errors_quote_little(client):
+    long_spec = "random:" + "," * 10_000
+    r = client.post("/api/games", json={"opponents": [long_spec]})
+    assert r.status_code == 422 and len(r.text) < 400
+    r = client.post("/api/games", json={"opponents": ["random"], "zz": "x" * 100_000})
+    assert r.status_code == 413  # over 64 KB: refused before it is parsed
+    r = client.post("/api/games", json={"opponents": ["random"], "zz": "x" * 30_000})
+    assert r.status_code == 422 and len(r.text) < 400 and "zz" in r.text  # names the field, quotes none of it
+
+    def chunks():
+        for _ in range(100):
+            yield b" " * 4096
+
+    r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_a_game_whose_start_timed_out_is_forgotten(tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW)
+    with serving("--allow-code", "--move-seconds", "1", "--max-games", "2") as server:
+        c = server.client()
+        body = {
+            "opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=30"],
+            "seed": 1,
+        }  # the slow seat moves first
+        assert c.post("/api/games", json=body).status_code == 504
+        keys = [c.post("/api/games", json={"opponents": ["random"]}).json()["id"] for _ in range(2)]
+        for key in keys:
+            c.post(f"/api/games/{key}/resign")
+        r = c.post("/api/games", json={"opponents": ["random"]})
+        assert r.status_code == 200, r.text  # a finished game made room; the failed start holds none
+
+
+def test_a_crafted_records_names_and_seed_are_not_echoed_as_given(client):
+    text = play_a_round(client)
+    lines = [json.loads(x) for x in text.splitlines()]
+    lines[0]["seed"] = json.loads("[" * 300 + "]" * 300)
+    lines[0]["players"] = ["x" * 5000, {"a": 1}, "c"]
+    r = client.post(
+        "/api/records/upload",
+        content="\n".join(json.dumps(x) for x in lines).encode(),
+        headers={"Content-Type": "application/x-ndjson"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["seed"] is None and r.json()["players"] == ["seat 0", "seat 1", "seat 2"]
+
+
+def test_only_two_uploads_are_held_at_once(web):
+    server, _ = web
+    done = []
+
+    def slow_body():
+        for _ in range(20):
+            time.sleep(0.1)
+            yield b"\n" * 1024
+
+    def upload():
+        done.append(
+            httpx.post(
+                f"{server.base}/api/records/upload",
+                content=slow_body(),
+                headers={**server.auth, "Content-Type": "application/x-ndjson"},
+                timeout=60,
+            ).status_code
+        )
+
+    threads = [threading.Thread(target=upload) for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(0.7)
+    r = httpx.post(
+        f"{server.base}/api/records/upload",
+        content=b"\n",
+        headers={**server.auth, "Content-Type": "application/x-ndjson"},
+    )
+    for t in threads:
+        t.join()
+    assert r.status_code == 503 and "being uploaded" in r.json()["detail"]
+    assert done == [400, 400]  # (empty records), read in turn
+
+
+def test_the_token_survives_a_malformed_cookie_and_odd_hosts_are_refused(web):
+    server, _ = web
+    port = server.base.rsplit(":", 1)[1]
+    cookie = f'x=a b; junk="; thirtyone-token-{port}={server.token}'
+    assert httpx.get(f"{server.base}/api/options", headers={"Cookie": cookie}).status_code == 200
+    for host in (f"[::1]evil.example:{port}", f"127.0.0.1:{port}:1", "127.0.0.1:x"):
+        r = httpx.get(f"{server.base}/api/options", headers={**server.auth, "Host": host})
+        assert r.status_code in (400, 421), host

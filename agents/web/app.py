@@ -35,12 +35,13 @@ import string
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 import agents
 from agents.ppo import ZOO
@@ -53,6 +54,10 @@ from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.files import atomic_write
 
 STATIC = Path(__file__).parent / "static"
+#: Longest player spec a new game may name (the built-in specs are a few dozen characters).
+MAX_SPEC = 200
+#: Uploads read at once (each up to 50 MB held while it is parsed).
+UPLOADS_AT_ONCE = 2
 
 
 class NewGame(BaseModel):
@@ -60,7 +65,9 @@ class NewGame(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     rules: str = "standard"
-    opponents: list[str] = Field(default_factory=lambda: ["ppo", "ppo", "ppo"], min_length=1, max_length=16)
+    opponents: list[Annotated[str, StringConstraints(max_length=MAX_SPEC)]] = Field(
+        default_factory=lambda: ["ppo", "ppo", "ppo"], min_length=1, max_length=16
+    )
     seat: int = 0
     seed: int | None = None
 
@@ -141,10 +148,20 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
         model_folders=(ZOO, *([config.models] if config.models else [])), allow_code=config.allow_code
     )
     workers = Workers(config.workers)
+    uploads = asyncio.Semaphore(UPLOADS_AT_ONCE)
     app.state.games = store
     app.state.token = token
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(Guard, token=token, host=config.host)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        """FastAPI's 422, without the ``input`` it would echo whole: where and what."""
+        problems = [
+            f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
+            for e in error.errors()[:5]
+        ]
+        return JSONResponse({"detail": short("; ".join(problems))}, status_code=422)
 
     def game_of(key: str) -> tuple[GameSession, threading.Lock]:
         found = store.get(key)
@@ -246,7 +263,11 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
                 game.begin()
                 return answer(key, game)
 
-        return await off_loop(begin, game)
+        try:
+            return await off_loop(begin, game)
+        except HTTPException:
+            store.remove(key)  # its id was never given out: nobody could finish or clear it
+            raise
 
     @app.get("/api/games/{key}")
     def get_game(key: str) -> dict[str, Any]:
@@ -335,16 +356,19 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
                 415,
                 f"a record is uploaded as JSON Lines (Content-Type application/x-ndjson), not {kind[:60]!r}",
             )
-        body = await read_body(request, watch.MAX_RECORD_BYTES)
+        if uploads.locked():
+            raise HTTPException(503, f"{UPLOADS_AT_ONCE} records are being uploaded; try again in a moment")
+        async with uploads:  # a place first, then the body: at most UPLOADS_AT_ONCE bodies held
+            body = await read_body(request, watch.MAX_RECORD_BYTES)
 
-        def load() -> dict[str, Any]:
-            try:
-                text = body.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ValueError(f"cannot load record {name}: it is not UTF-8 text") from None
-            return record_frames(watch.parse_record(text, name), game, name)
+            def load() -> dict[str, Any]:
+                try:
+                    text = body.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ValueError(f"cannot load record {name}: it is not UTF-8 text") from None
+                return record_frames(watch.parse_record(text, name), game, name)
 
-        return await off_loop(load)
+            return await off_loop(load)
 
     @app.get("/api/results")
     def list_results() -> dict[str, Any]:

@@ -23,7 +23,6 @@ import hmac
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -48,13 +47,19 @@ def is_loopback(host: str) -> bool:
 
 
 def split_host(value: str) -> tuple[str, str | None]:
-    """``Host`` header value as (host, port); IPv6 literals lose their brackets."""
+    """``Host`` header value as (host, port); IPv6 literals lose their brackets. A
+    value of any other shape (``[::1]evil``, a port that is not a number) gives an
+    empty host, which no check allows."""
     value = value.strip()
     if value.startswith("["):
         host, _, rest = value[1:].partition("]")
-        return host, rest[1:] if rest.startswith(":") else None
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            return "", None
+        return host, rest[1:] or None
     host, sep, port = value.rpartition(":")
-    return (host, port) if sep and port.isdigit() else (value, None)
+    if not sep:
+        return value, None
+    return (host, port) if port.isdigit() and ":" not in host else ("", None)
 
 
 class HostCheck:
@@ -80,6 +85,30 @@ class HostCheck:
         return False
 
 
+#: Largest request body but an upload's (a new game, a move): a few hundred bytes in use.
+MAX_BODY = 64 * 1024
+#: The paths whose bodies are checked by their own endpoint (uploads, up to 50 MB).
+LARGE_BODY_PATHS = ("/api/records/upload",)
+
+
+def limit_body(receive: Any, limit: int, refused: list[bool]) -> Any:
+    """``receive`` that stops a request body at ``limit`` bytes: past it the app sees
+    a disconnect and ``refused[0]`` is set."""
+    seen = 0
+
+    async def limited() -> Any:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                refused[0] = True
+                return {"type": "http.disconnect"}
+        return message
+
+    return limited
+
+
 def cookie_name(scope: Scope) -> str:
     """The token's cookie, one per port: two tables on one machine keep their own."""
     server = scope.get("server") or ("", 0)
@@ -96,8 +125,10 @@ class Guard:
         self.hosts = HostCheck(host)
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # no websocket (or other) routes: refused before the app
             return
         headers = _headers(scope)
         host, _port = split_host(headers.get("host", ""))
@@ -133,7 +164,29 @@ class Guard:
                 "(or send 'Authorization: Bearer TOKEN')",
             )
             return
-        await self.app(scope, receive, send)
+        if path.startswith(LARGE_BODY_PATHS):
+            await self.app(scope, receive, send)
+            return
+        length = headers.get("content-length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            await _refuse(send, 413, f"a request body may be at most {MAX_BODY // 1024} KB")
+            return
+        refused = [False]
+        started = [False]
+
+        async def sending(message: Any) -> None:
+            if refused[0] and not started[0]:
+                return  # the app's answer to a body cut off: ours (413) goes instead
+            started[0] = True
+            await send(message)
+
+        try:
+            await self.app(scope, limit_body(receive, MAX_BODY, refused), sending)
+        except Exception:  # the app's reading of a body cut off at the limit
+            if not refused[0]:
+                raise
+        if refused[0] and not started[0]:
+            await _refuse(send, 413, f"a request body may be at most {MAX_BODY // 1024} KB")
 
     def matches(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
@@ -149,12 +202,13 @@ def _bearer(value: str) -> str | None:
 
 
 def _cookie(value: str, name: str) -> str | None:
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(value)
-    except Exception:  # a malformed Cookie header carries no token
-        return None
-    return jar[name].value if name in jar else None
+    """The value of cookie ``name``, read pair by pair (a malformed cookie another site
+    on this machine set does not hide the token, as a whole-header parser lets it)."""
+    for pair in value.split(";"):
+        key, sep, given = pair.strip().partition("=")
+        if sep and key == name:
+            return given.strip().strip('"')
+    return None
 
 
 async def _refuse(send: Any, status: int, message: str) -> None:

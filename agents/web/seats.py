@@ -59,8 +59,8 @@ UNIT = Bound(0, 1)
 FLAG = Bound(choices=(True, False))
 
 #: Every option the web table lets a request set, per built-in player, with its bounds:
-#: search's budget (worlds, batch, seconds a decision) is held to what answers a move
-#: within seconds and a few megabytes.
+#: search's budget (worlds, batch, seconds a decision: never none, see
+#: :data:`WEB_DEFAULTS`) is held to what answers a move within seconds and a few megabytes.
 BOUNDS: dict[str, dict[str, Bound]] = {
     "random": {},
     "greedy": {"knock_at": HAND},
@@ -77,14 +77,14 @@ BOUNDS: dict[str, dict[str, Bound]] = {
     },
     "search": {
         "worlds": Bound(1, 256),
-        "time_limit": Bound(0.01, 2.0, none=True),
+        "time_limit": Bound(0.01, 2.0),
         "moves": Bound(choices=("knock", "all")),
         "rollout": Bound(choices=("expert", "greedy")),
         "rollout_knock_at": Bound(0, 40, none=True),
         "elimination_penalty": Bound(0, 10),
         "max_improve": Bound(0, 15),
         "confidence": Bound(0, 10),
-        "batch": Bound(2, 64),
+        "batch": Bound(2, 16),
         "stop": Bound(0, 10),
     },
     "ppo": {"path": Bound(), "deterministic": FLAG},  # path: a model's file name, see resolve_model
@@ -94,6 +94,11 @@ BOUNDS: dict[str, dict[str, Bound]] = {
         "member": Bound(0, 10_000),
     },
 }
+
+
+#: Options the web table sets where a request does not: search always has a time limit
+#: (checked after each batch of worlds), so no decision runs unbounded.
+WEB_DEFAULTS: dict[str, dict[str, Any]] = {"search": {"time_limit": 1.0}}
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,8 @@ class Seating:
                 )
             return agents.from_spec(spec)
         name = spec.partition(":")[0].strip()
-        return agents.make(name, **self.checked(name, agents.spec_options(spec)))
+        options = {**WEB_DEFAULTS.get(name, {}), **agents.spec_options(spec)}
+        return agents.make(name, **self.checked(name, options))
 
     def checked(self, name: str, options: dict[str, Any]) -> dict[str, Any]:
         """``options`` within :data:`BOUNDS`, with a model's file name resolved."""

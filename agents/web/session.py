@@ -112,6 +112,7 @@ class GameSession:
         self.pending: list[dict[str, Any]] = []  # what happened since the last answer
         self.shown = 0  # history events of the round already turned into ``pending``
         self.resigned = False
+        self.ended = False
         self.saved: str | None = None
         self.stopped: str | None = None  # why the game was stopped (an opponent ran out of time)
         self.turn = 0  # the person's moves so far: a move names the turn it is for
@@ -381,6 +382,11 @@ class GameStore:
             key = secrets.token_urlsafe(24)
             self.games[key] = (game, threading.Lock())
             return key
+
+    def remove(self, key: str) -> None:
+        """Forget a game (one whose start failed: its id was never given out)."""
+        with self.lock:
+            self.games.pop(key, None)
 
     def get(self, key: str) -> tuple[GameSession, threading.Lock] | None:
         self.expire()

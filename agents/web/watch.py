@@ -27,7 +27,7 @@ from thirtyone_env.harness.replay import RECORD_ERRORS, describe_event
 #: Largest record the server reads (an upload or a file).
 MAX_RECORD_BYTES = 50 * 1024 * 1024
 #: Most frames a game yields (a record is a game; a longer one is refused).
-MAX_FRAMES = 200_000
+MAX_FRAMES = 50_000
 #: Most lines and games a record the server reads may hold.
 MAX_LINES, MAX_GAMES = 200_000, 10_000
 #: Names of results folders and files the server serves.
@@ -111,13 +111,32 @@ def frames(game: list[dict[str, Any]], name: str) -> dict[str, Any]:
         raise ValueError(f"cannot load record {name}: {e}") from None
     end = next((x for x in game if x["type"] == "end"), None)
     return {
-        "players": head.get("players") or [f"seat {i}" for i in range(head["num_players"])],
+        "players": _names(head.get("players"), head["num_players"]),
         "num_players": head["num_players"],
         "rules": head["rules"],
-        "seed": head.get("seed"),
+        "seed": _seed(head.get("seed")),
         "frames": out,
         "winners": end["winners"] if end else None,
     }
+
+
+def _names(players: Any, n: int) -> list[str]:
+    """The record's player names, each cut to 100 characters; seat numbers where the
+    record has no list of ``n`` names (the names are shown, nothing checks them)."""
+    if isinstance(players, list) and len(players) == n and all(isinstance(x, str) for x in players):
+        return [x[:100] for x in players]
+    return [f"seat {i}" for i in range(n)]
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _seed(seed: Any) -> Any:
+    """The record's seed as shown: an integer or a short list of them, else None."""
+    if _is_int(seed) or (isinstance(seed, list) and len(seed) <= 8 and all(_is_int(x) for x in seed)):
+        return seed
+    return None
 
 
 def _deal_frame(s: Any) -> dict[str, Any]:
