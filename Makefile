@@ -23,11 +23,11 @@ RLLIB_VENV := .venv-rllib
 RLLIB_PY := $(RLLIB_VENV)/bin/python
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 
-$(RLLIB_STAMP): pyproject.toml
+$(RLLIB_STAMP): pyproject.toml examples/rllib/requirements.txt
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_PY) -m pip install --quiet --upgrade pip
 	$(RLLIB_PY) -m pip install --quiet "torch==2.13.0"
-	$(RLLIB_PY) -m pip install --quiet -e ".[rllib]" "pytest>=8"
+	$(RLLIB_PY) -m pip install --quiet -e . -r examples/rllib/requirements.txt
 	touch $(RLLIB_STAMP)
 
 rllib: $(RLLIB_STAMP)

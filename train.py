@@ -5,8 +5,8 @@
     python train.py --resume runs/mine --total-timesteps 4000000   # ... and further
     (on resume only --total-timesteps and --time-limit may differ from the run's config)
 
-Every option is a field of :class:`agents.training.TrainConfig` (``--help`` lists them);
-the training code is the package :mod:`agents.training`, this script its command line.
+Every option is a field of :class:`training.TrainConfig` (``--help`` lists them);
+the training code is the package :mod:`training`, this script its command line.
 A run writes ``runs/<name>/``: ``config.json``, ``versions.json``, ``logs/`` (TensorBoard
 and ``progress.csv``; a resumed run keeps the earlier part as ``progress_to_<steps>.csv``,
 never over an earlier one), ``evaluations.csv`` (the periodic ladder evaluation),
@@ -32,7 +32,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-from agents.training.cli import main  # noqa: E402
+from training.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

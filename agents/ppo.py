@@ -205,7 +205,7 @@ def _reason(e: Exception) -> str:
 
 # -- SB3 model zips, read without unpickling -------------------------------------------
 
-#: The entry :func:`agents.training.models.save_model` adds to an SB3 zip: the actor's
+#: The entry :func:`training.models.save_model` adds to an SB3 zip: the actor's
 #: architecture as plain JSON (:func:`describe`).
 DESCRIPTION = "thirtyone.json"
 SAFE_TORCH = (2, 6)  #: the first torch whose weights-only loader is safe (CVE-2025-32434)

@@ -99,7 +99,7 @@ the `search` ones, the same seeded deals each time): the paired difference again
 
 code("""from IPython.display import Image, display
 
-from agents.training.curves import CURVES_PNG, read_curves
+from training.curves import CURVES_PNG, read_curves
 
 curves = pd.DataFrame(read_curves(RUN))
 if curves.empty:

@@ -10,11 +10,11 @@ import tempfile
 import pytest
 from train_helpers import TINY
 
-from agents.training.cli import build_parser, config_from_args
-from agents.training.config import TrainConfig
-from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
-from agents.training.run import train
-from agents.training.run_folder import stored_config
+from training.cli import build_parser, config_from_args
+from training.config import TrainConfig
+from training.evaluations import best_evaluation, read_evaluations, write_evaluations
+from training.run import train
+from training.run_folder import stored_config
 
 #: a tiny run without evaluations, a checkpoint every 128 steps (6 by 768 steps)
 OFTEN = [*TINY, "--eval-every", "0", "--checkpoint-every", "128"]
@@ -114,7 +114,7 @@ def test_the_best_evaluations_checkpoint_is_kept_beside_the_newest(tmp_path):
 def test_pruning_spares_the_named_checkpoints_and_files_the_run_did_not_write(tmp_path):
     """The checkpoint just written and the best evaluation's are spared (a resume after
     a crash restores ``best_model.zip`` from the latter); other names are never counted."""
-    from agents.training.run_folder import prune_checkpoints
+    from training.run_folder import prune_checkpoints
 
     ckpts = tmp_path / "checkpoints"
     ckpts.mkdir()

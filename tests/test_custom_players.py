@@ -249,7 +249,7 @@ class Boom:
     "command",
     [
         ["evaluate.py", "--players", "greedy", "boom.py:Boom", "--games", "2", "--no-progress"],
-        ["-m", "agents.play", "--opponents", "boom.py:Boom"],
+        ["-m", "apps.play", "--opponents", "boom.py:Boom"],
         ["train.py", "--opponents", "boom.py:Boom", "--total-timesteps", "64", "--vec-env", "dummy"],
     ],
 )

@@ -8,7 +8,6 @@ import pytest
 from conftest import deal, heads_up_known
 
 from agents.expert import ExpertPlayer
-from agents.imitation import _table_move
 from thirtyone_env.envs.env import ThirtyOneEnv
 from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, IllegalActionError, discard_action
 from thirtyone_env.game.cards import parse_card
@@ -27,6 +26,7 @@ from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.views import player_view
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players, rollout_value, round_value
 from thirtyone_env.research.oracle import measure
+from training.imitation import _table_move
 
 
 class Scripted:

@@ -10,13 +10,13 @@ import pytest
 from conftest import deal, heads_up_known
 
 from agents.expert import ExpertPlayer
-from agents.imitation import _table_move, knock_gain
 from thirtyone_env.envs.env import ThirtyOneEnv
 from thirtyone_env.game.actions import DRAW_STOCK, KNOCK
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.driver import round_value
 from thirtyone_env.harness.equity import check_win_objective, life_at_start, standing_equity, win_chance
 from thirtyone_env.research.oracle import measure
+from training.imitation import _table_move, knock_gain
 
 
 def _heads_up(a: int, b: int) -> float:

@@ -7,10 +7,10 @@ import pytest
 
 import agents
 from agents.expert import ExpertPlayer
-from agents.imitation import Demonstrations, collect, pretrain
 from agents.ppo import NumpyPolicy
 from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.game.policies import GreedyPolicy
+from training.imitation import Demonstrations, collect, pretrain
 
 
 def _env():
@@ -118,7 +118,7 @@ def test_row_weights_decide_which_of_two_conflicting_labels_the_fit_learns():
 def test_a_steps_saved_decisions_are_fitted_again_only_for_the_same_collection(tmp_path):
     """A run started again before its first checkpoint reads the step's saved decisions
     instead of playing them again, and refuses a file of another collection."""
-    from agents.training.collection import saved_or_collected
+    from training.collection import saved_or_collected
 
     path = tmp_path / "heads_up.npz"
     made = collect(_env(), ExpertPlayer(), 50, 0.99, seed=3, behaviour=GreedyPolicy(), teach_players_in=2)

@@ -7,11 +7,11 @@ from conftest import heads_up_known
 
 import agents
 from agents.expert import ExpertPlayer
-from agents.imitation import Demonstrations, collect, knock_gain, pretrain
 from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.game.actions import DRAW_STOCK, KNOCK
 from thirtyone_env.game.engine import DRAW, legal_mask
 from thirtyone_env.game.views import player_view
+from training.imitation import Demonstrations, collect, knock_gain, pretrain
 
 
 def _env(opponents=("expert", "greedy", "expert")):
@@ -156,9 +156,9 @@ def test_pretrain_knocks_where_the_measured_gain_is_positive_on_average():
     though most of its outcomes were losses), and the move instead of a knock is the
     teacher's."""
     from agents.ppo import NumpyPolicy
-    from agents.training.config import TrainConfig
-    from agents.training.envs import make_env_fn
-    from agents.training.models import build_model
+    from training.config import TrainConfig
+    from training.envs import make_env_fn
+    from training.models import build_model
 
     config = TrainConfig(net_arch="32,32", opponents="expert", n_envs=1, vec_env="dummy")
     from stable_baselines3.common.vec_env import DummyVecEnv

@@ -1,4 +1,4 @@
-"""Measured moves and the policy-improvement step (:mod:`agents.improvement`): every
+"""Measured moves and the policy-improvement step (:mod:`training.measured_moves`): every
 legal move of a decision valued by paired play-outs on copies of the true position,
 and a fit that prefers the moves of higher measured value, held near where it started."""
 
@@ -10,13 +10,13 @@ from conftest import heads_up_known
 
 import agents
 from agents.expert import ExpertPlayer
-from agents.imitation import Demonstrations, _move_of, _pending, _values, collect, knock_gain
-from agents.improvement import improve
 from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, TAKE_DISCARD
 from thirtyone_env.game.engine import legal_mask
 from thirtyone_env.game.views import player_view
 from thirtyone_env.research.oracle import measure
+from training.imitation import Demonstrations, _move_of, _pending, _values, collect, knock_gain
+from training.measured_moves import improve
 
 
 def _env(opponents=("expert", "greedy", "expert")):
@@ -121,9 +121,9 @@ def test_a_position_is_valued_the_same_in_any_batch_and_in_the_engine():
 def _model():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.training.config import TrainConfig
-    from agents.training.envs import make_env_fn
-    from agents.training.models import build_model
+    from training.config import TrainConfig
+    from training.envs import make_env_fn
+    from training.models import build_model
 
     config = TrainConfig(net_arch="32,32", opponents="expert", n_envs=1, vec_env="dummy")
     return build_model(config, DummyVecEnv([make_env_fn(config, 0)]))

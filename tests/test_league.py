@@ -7,9 +7,9 @@ import pytest
 import torch as th
 from train_helpers import TINY, run_train
 
-from agents.league import LEARNER, League, LeagueSeat
 from agents.ppo import NumpyPolicy
-from agents.training.config import TrainConfig
+from training.config import TrainConfig
+from training.league import LEARNER, League, LeagueSeat
 
 
 def test_pfsp_draws_the_members_the_learner_beats_less_more_often():
@@ -85,8 +85,8 @@ def anchored_batch():
     positions: (policy, observations, masks, legal actions)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.training.anchor import AnchoredPolicy
     from thirtyone_env.envs.vector import sb3_vec_env
+    from training.anchor import AnchoredPolicy
 
     env = sb3_vec_env(8, 4, "standard", opponents="greedy")
     model = MaskablePPO(
@@ -148,7 +148,7 @@ def test_the_heads_up_weight_scales_the_anchor_only_where_two_players_are_left(t
 
 
 def test_learning_curves_are_a_gauntlet_every_k_steps(tmp_path):
-    from agents.training.curves import curve_tables, read_curves
+    from training.curves import curve_tables, read_curves
 
     args = list(TINY)
     args[args.index("--eval-every") + 1] = "0"
@@ -192,7 +192,7 @@ def test_the_value_warm_up_trains_the_critic_and_leaves_the_actor_as_it_was(tmp_
     """``--vf-warmup`` beyond the run's steps: the saved actor is the initial one (the
     warm start's), the critic has moved."""
     from agents.ppo import load_policy
-    from agents.training.anchor import freeze_actor, policy_parameters
+    from training.anchor import freeze_actor, policy_parameters
 
     args = list(TINY)
     args[args.index("--eval-every") + 1] = "0"

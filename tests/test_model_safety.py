@@ -247,7 +247,7 @@ def test_a_dict_encoding_model_is_refused_by_name(tmp_path):
 
 
 def test_check_spec_builds_no_player_and_reads_no_model(tmp_path):
-    from agents.training.config import TrainConfig
+    from training.config import TrainConfig
 
     garbage = tmp_path / "garbage.zip"
     garbage.write_bytes(b"not a model")
@@ -612,8 +612,8 @@ def test_a_snapshot_that_inflates_or_declares_a_gib_is_refused_before_numpy_allo
 def test_checkpoints_and_warm_starts_get_the_same_checks(tmp_path, described):
     """Every reader of a model zip: a checkpoint (with its optimizer state) and the
     model a run starts from."""
-    from agents.training.config import TrainConfig
-    from agents.training.models import load_checkpoint, read_initial_weights
+    from training.config import TrainConfig
+    from training.models import load_checkpoint, read_initial_weights
 
     nan = tmp_path / "nan.zip"
     nan.write_bytes(with_state(described, set_to("action_net.bias", with_nan)))

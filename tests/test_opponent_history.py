@@ -190,8 +190,8 @@ def test_a_player_that_asks_for_the_history_gets_it_from_the_engine_and_the_kern
 def test_a_teacher_without_the_history_labels_a_learner_that_has_it():
     """Imitation in an env with the history: the learner's demonstrations carry it, and
     a teacher trained without it (the zoo's Stop the Bus model) decides on what it reads."""
-    from agents.imitation import collect
     from agents.ppo import PPOPlayer
+    from training.imitation import collect
 
     teacher = PPOPlayer("agents/models/ppo_stop_the_bus_4p.zip")  # trained without the history
     env = ThirtyOneEnv(4, "stop_the_bus", opponent_history=True)

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def run_play(stdin, *args):
     return subprocess.run(
-        [sys.executable, "-m", "agents.play", *args],
+        [sys.executable, "-m", "apps.play", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -74,7 +74,7 @@ def test_variant_table_moves_by_number():
 def test_switch_carry_over_is_typed_as_carry_or_decline():
     """'carry' and 'decline' name the two moves of the carry-over offer (and only then);
     seed 7 offers seat 0 a carry-over: typing 'carry' at every question carries it."""
-    from agents.play import parse_command
+    from apps.play import parse_command
     from thirtyone_env.game.actions import CARRY_OVER, DECLINE_CARRY, DRAW_STOCK
 
     offer = [CARRY_OVER, DECLINE_CARRY]

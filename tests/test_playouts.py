@@ -7,9 +7,8 @@ import pytest
 from conftest import random_moves
 
 import agents
-import agents.imitation as imitation
+import training.imitation as imitation
 from agents.expert import ExpertPlayer
-from agents.imitation import collect
 from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.envs.kernel_games import KernelGames
 from thirtyone_env.envs.playouts import compiled, measure_many
@@ -18,6 +17,7 @@ from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import DRAW, clone_state, legal_mask, new_game
 from thirtyone_env.harness.driver import encodings_of, player_move
 from thirtyone_env.research.oracle import measure
+from training.imitation import collect
 
 
 def _knock_positions(rules: str, n: int, count: int, seed: int) -> list:

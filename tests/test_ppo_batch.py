@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import agents
-from agents.league import SnapshotPlayer
 from agents.ppo import SHIPPED_MODEL, TIE_MARGIN, NumpyPolicy, PolicyPlayer, PPOPlayer, load_policy
 from thirtyone_env.envs.env import ThirtyOneEnv
+from training.league import SnapshotPlayer
 
 DECISIONS = 3000
 

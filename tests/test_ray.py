@@ -21,13 +21,13 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 import agents  # noqa: E402
 from agents.portable import CACHE_ENV, PortableReader  # noqa: E402
-from agents.training.collection import demonstrations  # noqa: E402
-from agents.training.config import TrainConfig  # noqa: E402
-from agents.training.evaluations import evaluate_all  # noqa: E402
 from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament  # noqa: E402
 from thirtyone_env.harness.parallel import Backend, ordered_map  # noqa: E402
 from thirtyone_env.research.config import StudyConfig  # noqa: E402
 from thirtyone_env.research.study import run_jobs  # noqa: E402
+from training.collection import demonstrations  # noqa: E402
+from training.config import TrainConfig  # noqa: E402
+from training.evaluations import evaluate_all  # noqa: E402
 
 NODE = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": False}
 

@@ -62,7 +62,7 @@ def replay_cli(*args):
 
 
 def play_cli(*args, stdin=""):
-    return run(["-m", "agents.play", *map(str, args)], stdin=stdin)
+    return run(["-m", "apps.play", *map(str, args)], stdin=stdin)
 
 
 def refused(r, message):
@@ -429,7 +429,7 @@ def test_results_and_records_keep_the_umask(tmp_path):
     assert mode(rec / MANIFEST) == 0o644 and mode(rec / "deal_000000.jsonl") == 0o644
     record = tmp_path / "game.jsonl"
     p = run(
-        ["-m", "agents.play", "--opponents", "greedy", "--seed", "5", "--record", str(record)],
+        ["-m", "apps.play", "--opponents", "greedy", "--seed", "5", "--record", str(record)],
         stdin="1\n" * 3000,
         umask=0o022,
     )

@@ -1,4 +1,4 @@
-"""RLlib on real Ray (``agents.rllib_ppo``): a few iterations of multi-agent PPO with
+"""RLlib on real Ray (``rllib_ppo``): a few iterations of multi-agent PPO with
 action masking from the command line, its checkpoint played back legal move by legal
 move, RLlib's PettingZoo wrapper passing every reward through, and the envs' checkers
 under RLlib's pinned Gymnasium.
@@ -12,12 +12,17 @@ import io
 import math
 import os
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 # Every Ray address stays on the loopback interface; read by Ray when it is first imported.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+#: the example (not a package of the project); its workers import it by name too
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rllib"
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(EXAMPLE), os.environ.get("PYTHONPATH")]))
 pytest.importorskip("ray.rllib.algorithms.ppo")
 import gymnasium as gym  # noqa: E402
 import ray  # noqa: E402
@@ -25,7 +30,10 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
 
 import thirtyone_env  # noqa: E402, F401  (registers ThirtyOne-v0)
-from agents import rllib_ppo  # noqa: E402
+
+sys.path.insert(0, str(EXAMPLE))
+import rllib_ppo  # noqa: E402
+
 from thirtyone_env.envs import multiagent  # noqa: E402
 
 pytestmark = [

@@ -124,7 +124,7 @@ def test_a_sweep_killed_mid_trial_goes_on_as_if_uninterrupted(tmp_path):
     from ray.tune import ExperimentAnalysis
     from ray.tune.result_grid import ResultGrid
 
-    from agents.training import sweep as sw
+    from training import sweep as sw
 
     runs = tmp_path / "runs"
     sweep = dict(
@@ -204,7 +204,7 @@ def test_a_sweep_killed_mid_trial_goes_on_as_if_uninterrupted(tmp_path):
     ],
 )
 def test_a_sweep_that_goes_on_refuses_bad_records_before_ray_starts(tmp_path, name, text, message):
-    from agents.training import sweep as sw
+    from training import sweep as sw
 
     sweep = {"name": "b", "base": {**TINY, "runs_dir": str(tmp_path / "runs")}}
     folder = tmp_path / "runs" / "b"

@@ -17,11 +17,11 @@ from conftest import takes_history
 from train_helpers import ROOT, TINY, WARM, run_train
 
 import agents
-from agents.league import LeagueSeat, SnapshotPlayer
 from agents.ppo import SHIPPED_MODEL, NumpyPolicy, PPOPlayer, load_policy
-from agents.training import collection
-from agents.training.config import TrainConfig
 from thirtyone_env import ThirtyOneEnv
+from training import collection
+from training.config import TrainConfig
+from training.league import LeagueSeat, SnapshotPlayer
 
 
 @pytest.fixture(scope="module")
@@ -280,12 +280,12 @@ def test_a_model_at_the_wrong_table_is_refused_before_play():
     )  # fmt: skip
     assert r.returncode == 2 and "trained for another table" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--opponents", "ppo", "expert", "expert"],
+        [sys.executable, "-m", "apps.play", "--opponents", "ppo", "expert", "expert"],
         input="", capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert r.returncode == 0  # four players: the shipped agent fits
     r = subprocess.run(
-        [sys.executable, "-m", "agents.play", "--opponents", f"ppo:path={SHIPPED_MODEL}", "expert", "expert", "--rules", "switch"],
+        [sys.executable, "-m", "apps.play", "--opponents", f"ppo:path={SHIPPED_MODEL}", "expert", "expert", "--rules", "switch"],
         input="", capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert r.returncode == 2 and "trained for another table" in r.stderr
@@ -356,7 +356,7 @@ def test_measured_knocks_and_dagger_behaviour_from_the_command_line(tiny_run, tm
     lives at the start) and keeps the gains with the demonstrations;
     ``--imitate-behaviour`` names the player that moves; two saved files (one measured
     in lives, one by the win objective) are fitted together."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     args = [*TINY, "--imitate", "expert", "--imitate-epochs", "1", "--imitate-decisions", "300"]
     done = run_train(
@@ -412,7 +412,7 @@ def test_imitation_options_are_checked(tmp_path, extra, message):
 def test_every_option_is_a_config_field_with_its_own_help():
     """``--help`` is built from each ``TrainConfig`` field's metadata (no reading of
     source code): every field has help text, shown with its default under its flag."""
-    from agents.training.cli import build_parser
+    from training.cli import build_parser
 
     fields = dataclasses.fields(TrainConfig)
     options = {a.dest: a for a in build_parser()._actions}
@@ -425,11 +425,11 @@ def test_every_option_is_a_config_field_with_its_own_help():
 
 
 def test_train_py_is_a_thin_script_over_the_package():
-    """train.py defines nothing: its docstring and ``main`` of ``agents.training.cli``;
+    """train.py defines nothing: its docstring and ``main`` of ``training.cli``;
     its ``--help`` lists every option with its help."""
     tree = ast.parse((ROOT / "train.py").read_text())
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Assign)]
-    assert any(isinstance(n, ast.ImportFrom) and n.module == "agents.training.cli" for n in tree.body)
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "training.cli" for n in tree.body)
     r = run_train("--help", timeout=120)
     assert r.returncode == 0 and r.stdout.startswith("usage: train.py ")
     text = " ".join(r.stdout.split())

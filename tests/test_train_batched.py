@@ -10,11 +10,11 @@ from conftest import takes_history
 from train_helpers import TINY, run_train
 
 from agents.ppo import SHIPPED_MODEL, PPOPlayer
-from agents.training.config import TrainConfig
-from agents.training.envs import make_vec
-from agents.training.evaluations import evaluate_batched
 from thirtyone_env.envs.env import ThirtyOneEnv
 from thirtyone_env.game.policies import GreedyPolicy
+from training.config import TrainConfig
+from training.envs import make_vec
+from training.evaluations import evaluate_batched
 
 
 def test_vec_auto_is_batched_wherever_the_kernels_play_the_rules(tmp_path):

@@ -39,7 +39,7 @@ def test_the_improvement_step_measures_the_models_moves_and_anchors_to_the_impro
     """``--improve-decisions``: the model's decisions at the run's tables with every
     legal move measured, saved in the run folder; its actor fitted to them, and PPO
     anchored to the improved policy, not the one it started from."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     done = run_train(
         "--run-name", "imp", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
@@ -63,7 +63,7 @@ def test_the_heads_up_teacher_step_refits_the_model_and_anchors_to_the_refitted_
     """``--heads-up-teacher``: the model's own decisions at the run's tables, labelled by
     the teacher where two are in and by the model elsewhere, saved in the run folder; the
     model refitted to them, and PPO anchored to the refitted policy."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     done = run_train(
         "--run-name", "hu", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
@@ -93,8 +93,8 @@ def test_heads_up_others_keeps_every_heads_up_decision_and_a_share_of_the_rest(s
     every one taken heads-up and a drawn share of the others, labels unchanged; the
     share is part of the collection's meta (absent at 1: older files still match)."""
     import agents
-    from agents.training.config import TrainConfig
-    from agents.training.heads_up import _heads_up_chunk, heads_up_meta, heads_up_rows
+    from training.config import TrainConfig
+    from training.heads_up import _heads_up_chunk, heads_up_meta, heads_up_rows
 
     def job(others):
         config = TrainConfig(

@@ -20,13 +20,13 @@ import numpy as np
 import pytest
 from train_helpers import ROOT, TINY, WARM
 
-from agents.imitation import Demonstrations
 from agents.ppo import SHIPPED_MODEL
-from agents.training import cli, collection
-from agents.training.config import TrainConfig
-from agents.training.envs import make_vec, observation_shape
-from agents.training.evaluations import write_evaluations
 from thirtyone_env.harness.files import FolderLock
+from training import cli, collection
+from training.config import TrainConfig
+from training.envs import make_vec, observation_shape
+from training.evaluations import write_evaluations
+from training.imitation import Demonstrations
 
 
 def main(*args: str) -> int:
@@ -355,7 +355,7 @@ def test_demonstrations_of_another_table_are_refused(finished, tmp_path, capsys)
 # -- 7: Ctrl-C in the warm start; a folder without a checkpoint -------------------------------
 
 SCRIPT = (
-    "import sys; from agents.training import cli, collection; "
+    "import sys; from training import cli, collection; "
     "collection.IMITATION_CHUNK = {chunk}; sys.exit(cli.main(sys.argv[1:]))"
 )
 
@@ -504,7 +504,7 @@ def test_where_a_run_works_is_given_anew_on_every_start(tmp_path):
     """--cluster, --ray-address and --workers say where the collection and the
     evaluations run, not what is trained: a resume takes them from its own command
     line (else the defaults), and a config.json stored before they existed resumes."""
-    from agents.training.run_folder import stored_config
+    from training.run_folder import stored_config
 
     run = tmp_path / "old"
     run.mkdir()

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from agents.web.app import create_app  # noqa: E402
-from agents.web.config import WebConfig  # noqa: E402
+from apps.web.app import create_app  # noqa: E402
+from apps.web.config import WebConfig  # noqa: E402
 from thirtyone_env.game.cards import format_card  # noqa: E402
 from thirtyone_env.game.rules import PRESETS, Rules  # noqa: E402
 from thirtyone_env.game.views import player_view  # noqa: E402
@@ -294,7 +294,7 @@ def test_without_folders_saving_and_watching_say_how_to_enable_them():
 
 
 def test_the_command_line_checks_its_options(tmp_path, capsys):
-    from agents.web.server import main
+    from apps.web.server import main
 
     for argv, message in [
         (["--records", str(tmp_path / "missing")], "not a folder"),
@@ -311,4 +311,4 @@ def test_the_command_line_checks_its_options(tmp_path, capsys):
         with pytest.raises(SystemExit) as e:
             main(["--port", str(s.getsockname()[1])])
         assert e.value.code == 2 and "cannot listen" in capsys.readouterr().err
-    assert Path(__file__).parents[1].joinpath("agents/web/static/shell.html").is_file()
+    assert Path(__file__).parents[1].joinpath("apps/web/static/shell.html").is_file()

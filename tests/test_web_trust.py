@@ -161,7 +161,7 @@ def test_a_change_from_another_sites_page_is_refused(web, client):
 
 
 def test_a_host_beyond_this_machine_is_warned_of():
-    from agents.web.server import warnings_for
+    from apps.web.server import warnings_for
 
     assert warnings_for("127.0.0.1", False) == [] and warnings_for("::1", False) == []
     assert warnings_for("localhost", False) == []
@@ -229,7 +229,7 @@ def test_idle_games_expire():
 
 
 def test_the_servers_limits_are_checked_before_it_starts(capsys):
-    from agents.web.server import main
+    from apps.web.server import main
 
     for argv, message in [
         (["--move-seconds", "0"], "--move-seconds must be a positive number"),

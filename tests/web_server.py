@@ -49,9 +49,9 @@ class Server:
 
 
 def start_server(*args: str) -> Server:
-    """``python -m agents.web.server --port 0 ARGS``, once it listens."""
+    """``python -m apps.web.server --port 0 ARGS``, once it listens."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.web.server", "--port", "0", *args],
+        [sys.executable, "-m", "apps.web.server", "--port", "0", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -1,6 +1,6 @@
 """Win equity in the lives games: a seat's chance to win the game from a standing.
 
-A measured knock (``agents.imitation``) values a round by the lives it costs, which
+A measured knock (``training.imitation``) values a round by the lives it costs, which
 treats the first life lost like the last and an opponent's elimination like nothing.
 The game is won by being the last player in, so the ``"win"`` objective values a
 settled round by the chance of winning the game from the standing it leaves, under a

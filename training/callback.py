@@ -16,11 +16,12 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo import NumpyPolicy
-from agents.training.anchor import freeze_actor
-from agents.training.config import TrainConfig
-from agents.training.curves import gauntlet_point, read_curves, write_curves
-from agents.training.envs import league_seats
-from agents.training.evaluations import (
+from thirtyone_env.harness.files import atomic_write, make_dir
+from training.anchor import freeze_actor
+from training.config import TrainConfig
+from training.curves import gauntlet_point, read_curves, write_curves
+from training.envs import league_seats
+from training.evaluations import (
     best_evaluation,
     evaluate_all,
     places,
@@ -28,9 +29,8 @@ from agents.training.evaluations import (
     win_share,
     write_evaluations,
 )
-from agents.training.models import save_model
-from agents.training.run_folder import prune_checkpoints, remove_write_leftovers
-from thirtyone_env.harness.files import atomic_write, make_dir
+from training.models import save_model
+from training.run_folder import prune_checkpoints, remove_write_leftovers
 
 #: The league's members, ratings and the learner's score against each, in the run folder.
 LEAGUE_FILE = "league.json"
@@ -121,7 +121,7 @@ class RunCallback(BaseCallback):
             self.league.refresh()
 
     def gauntlet(self) -> None:
-        """One point of the learning curves (:mod:`agents.training.curves`): the small
+        """One point of the learning curves (:mod:`training.curves`): the small
         gauntlet, in ``gauntlet.csv``, ``learning_curves.png`` and TensorBoard."""
         path = self.run_dir / "gauntlet_policy.npz"
         NumpyPolicy.from_sb3(self.model.policy).save(path)

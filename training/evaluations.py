@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.training.config import TrainConfig
 from thirtyone_env.harness.files import atomic_write
 from thirtyone_env.harness.parallel import ordered_map
+from training.config import TrainConfig
 
 EVALUATIONS = "evaluations.csv"
 EVAL_FIELDS = (

@@ -2,7 +2,7 @@
 
 A trained policy plays its seat while every legal move of each decision is measured by
 paired play-outs from the true position, the policy itself playing on in its seat and
-the table's players in theirs (:func:`agents.imitation.collect` with
+the table's players in theirs (:func:`training.imitation.collect` with
 ``move_rollouts``): each move's value if the policy deviates there once. :func:`improve`
 then fits the policy's actor to *prefer the moves of higher measured value*: it
 maximises the measured value of its own (stochastic) choice, ``sum_a pi(a|obs) Q(a)``,
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.imitation import Demonstrations
+from training.imitation import Demonstrations
 
 
 def measured_rows(demos: Demonstrations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,7 +65,7 @@ def improve(
     import torch as th
 
     from agents.ppo import NumpyPolicy
-    from agents.training.anchor import policy_parameters, torch_actor
+    from training.anchor import policy_parameters, torch_actor
 
     if epochs < 1:
         raise ValueError(f"epochs={epochs!r} must be at least 1")

@@ -1,7 +1,7 @@
 """The heads-up teacher step of a run started from a model (``--init-from`` with
 ``--heads-up-teacher``): the model plays its seat at the run's tables, every decision
 taken with two players in labelled by the teacher and every other by the model's own
-move (:func:`agents.imitation.collect` with ``teach_players_in=2``), collected in
+move (:func:`training.imitation.collect` with ``teach_players_in=2``), collected in
 fixed-size jobs (one child seed each: the same data on any worker count), saved in the
 run folder (``heads_up.npz``; a run started again before its first checkpoint fits
 those instead of collecting again), then a refit of the model on them, the heads-up
@@ -19,17 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from agents.training.collection import (
+from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.rules import Rules
+from training.collection import (
     collect_in_jobs,
     job_env,
     local_specs,
     saved_or_collected,
     step_meta,
 )
-from agents.training.config import TrainConfig
-from agents.training.improvement import model_spec
-from thirtyone_env.game.encoding import ObsLayout
-from thirtyone_env.game.rules import Rules
+from training.config import TrainConfig
+from training.improvement import model_spec
 
 HEADS_UP = "heads_up.npz"  #: the heads-up teacher step's decisions, in the run folder
 
@@ -61,7 +61,7 @@ def heads_up_rows(obs: np.ndarray, config: TrainConfig) -> np.ndarray:
 
 def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     """One collection job (module level so worker processes and Ray can run it)."""
-    from agents.imitation import collect
+    from training.imitation import collect
 
     config, seed, size, make_player = job
     config, env = job_env(config, make_player)
@@ -92,8 +92,8 @@ def collect_heads_up(config: TrainConfig, progress: bool) -> Any:
 def heads_up_step(model: Any, config: TrainConfig, progress: bool) -> dict[str, float]:
     """Collect the model's decisions with the teacher's heads-up labels (or read those
     this run saved), then refit the model on them."""
-    from agents.imitation import pretrain
     from agents.ppo import NumpyPolicy
+    from training.imitation import pretrain
 
     t0 = time.perf_counter()
     demos = saved_or_collected(

@@ -1,6 +1,6 @@
 """Play Thirty-One in a terminal against the built-in players.
 
-    python -m agents.play --opponents ppo expert expert      (or: thirtyone-play ...)
+    python -m apps.play --opponents ppo expert expert      (or: thirtyone-play ...)
 
 You take one seat (``--seat``, default 0); the opponents play the others. On your
 turn the table is shown (your hand and its value, the top discard, what is known of

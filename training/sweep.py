@@ -13,7 +13,7 @@ A sweep file (JSON) names the trials' common options and what varies::
       "concurrent": 2, "cpus_per_trial": 1, "seed": 0
     }
 
-``base``, ``grid`` and ``sample`` take :class:`~agents.training.config.TrainConfig`
+``base``, ``grid`` and ``sample`` take :class:`~training.config.TrainConfig`
 fields (not ``run_name``, and ``runs_dir`` only in ``base``: each trial is the ordinary
 run folder ``<runs_dir>/<name>/trial_<k>``, which ``train.py --resume`` goes on with). Samplers:
 ``uniform``, ``loguniform``, ``randint`` ([low, high)), ``choice`` (a list). Every
@@ -53,10 +53,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import TrainConfig
-from agents.training.evaluations import read_evaluations
-from agents.training.run_folder import checkpoint_steps, last_checkpoint
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
+from training.config import TrainConfig
+from training.evaluations import read_evaluations
+from training.run_folder import checkpoint_steps, last_checkpoint
 
 SWEEP = "sweep.json"
 SUMMARY = "summary.csv"
@@ -210,7 +210,7 @@ def _trial(params: dict[str, Any], *, sweep: Sweep) -> None:
     ASHA) is not trained again, its last evaluation reported (Tune's view catching up)."""
     from ray import tune
 
-    from agents.training.run import train
+    from training.run import train
 
     trial = "trial_" + tune.get_context().get_trial_id().rsplit("_", 1)[-1]
     config = sweep.config(params, trial, trial)
@@ -400,7 +400,7 @@ def _fit(sweep: Sweep, address: str | None, going_on: bool) -> Any:
     from ray import tune
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
-    from agents.training.sweep import RunFolderASHA  # made now that Ray is connected
+    from training.sweep import RunFolderASHA  # made now that Ray is connected
 
     trainable = tune.with_resources(tune.with_parameters(_trial, sweep=sweep), {"cpu": sweep.cpus_per_trial})
     storage = sweep.folder / TUNE_DIR

@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from agents.training.collection import load_demonstrations
-from agents.training.config import TrainConfig
-from agents.training.envs import make_vec
-from agents.training.models import (
+from thirtyone_env.game.encoding import ObsLayout
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.files import FolderLock, check_writable_dir
+from training.collection import load_demonstrations
+from training.config import TrainConfig
+from training.envs import make_vec
+from training.models import (
     build_model,
     check_device,
     init_width,
@@ -25,7 +28,7 @@ from agents.training.models import (
     read_initial_weights,
     save_model,
 )
-from agents.training.run_folder import (
+from training.run_folder import (
     checkpoint_steps,
     last_checkpoint,
     record_step,
@@ -35,10 +38,7 @@ from agents.training.run_folder import (
     store_operational,
     write_new_run,
 )
-from agents.training.warm_start import warm_start
-from thirtyone_env.game.encoding import ObsLayout
-from thirtyone_env.game.rules import Rules
-from thirtyone_env.harness.files import FolderLock, check_writable_dir
+from training.warm_start import warm_start
 
 
 def check_players(config: TrainConfig) -> None:
@@ -58,7 +58,7 @@ def anchor_to_warm_start(model: Any, config: TrainConfig, fresh: bool) -> None:
     """Anchor PPO to the warm-start policy (``--kl-coef``): a fresh run keeps it as
     ``anchor_policy.npz`` in the run folder, a resumed one reads it back from there."""
     from agents.ppo import NumpyPolicy, load_policy
-    from agents.training.anchor import ANCHOR
+    from training.anchor import ANCHOR
 
     path = config.run_dir / ANCHOR
     if fresh:
@@ -143,7 +143,7 @@ def run_locked(
     (a warm start that was interrupted, a start that failed) starts the run again."""
     from stable_baselines3.common.logger import configure
 
-    from agents.training.callback import RunCallback
+    from training.callback import RunCallback
 
     run_dir = config.run_dir
     ckpt = last_checkpoint(run_dir) if resume else None
@@ -166,11 +166,11 @@ def run_locked(
         if config.init_from and ckpt is None:
             load_initial_weights(model, warm, config.init_from, init_width(config))
             if config.improve_decisions:
-                from agents.training.improvement import improvement_step
+                from training.improvement import improvement_step
 
                 timed_step(run_dir, "improvement", lambda: improvement_step(model, config, progress))
             if config.heads_up_teacher:
-                from agents.training.heads_up import heads_up_step
+                from training.heads_up import heads_up_step
 
                 timed_step(run_dir, "heads_up_teacher", lambda: heads_up_step(model, config, progress))
         if config.kl_coef > 0:

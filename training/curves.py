@@ -16,8 +16,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import TrainConfig
 from thirtyone_env.harness.files import atomic_write
+from training.config import TrainConfig
 
 CURVES = "gauntlet.csv"
 CURVES_PNG = "learning_curves.png"

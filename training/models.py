@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import TrainConfig
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import atomic_write
+from training.config import TrainConfig
 
 #: torch device types a run can train on ('auto' too: SB3 picks CUDA where there is one)
 DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu")
@@ -42,8 +42,8 @@ def build_model(config: TrainConfig, env: Any) -> Any:
 
     sizes = config.hidden_sizes
     policy: Any = "MlpPolicy" if config.obs_encoding == "flat" else "MultiInputPolicy"
-    if config.kl_coef > 0:  # PPO with a KL penalty toward the warm start (agents.training.anchor)
-        from agents.training.anchor import AnchoredPolicy
+    if config.kl_coef > 0:  # PPO with a KL penalty toward the warm start (training.anchor)
+        from training.anchor import AnchoredPolicy
 
         policy = AnchoredPolicy
     return MaskablePPO(

@@ -13,7 +13,7 @@ def _help(text: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class WebConfig:
-    """What :func:`agents.web.app.create_app` serves and how far it trusts a request."""
+    """What :func:`apps.web.app.create_app` serves and how far it trusts a request."""
 
     records: Path | None = field(default=None, metadata=_help("game records to watch; saved games go here"))
     results: Path | None = field(default=None, metadata=_help("evaluate.py results folders to show"))

@@ -1,5 +1,5 @@
 """The policy-improvement step of a run started from a model (``--init-from`` with
-``--improve-decisions``; :mod:`agents.improvement`): the model's decisions at the run's
+``--improve-decisions``; :mod:`training.measured_moves`): the model's decisions at the run's
 tables, every legal move measured by paired play-outs with the model playing on,
 collected in fixed-size jobs (one child seed each: the same data on any worker count),
 saved in the run folder (``improvement.npz``; a run started again before its first
@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents.training.collection import (
+from training.collection import (
     collect_in_jobs,
     job_env,
     saved_or_collected,
     step_meta,
 )
-from agents.training.config import TrainConfig
+from training.config import TrainConfig
 
 IMPROVEMENT = "improvement.npz"  #: the improvement step's measured decisions, in the run folder
 
@@ -40,7 +40,7 @@ def improvement_meta(config: TrainConfig) -> dict[str, Any]:
 
 def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     """One collection job (module level so worker processes and Ray can run it)."""
-    from agents.imitation import collect
+    from training.imitation import collect
 
     config, seed, size, make_player = job
     config, env = job_env(config, make_player)
@@ -68,7 +68,7 @@ def collect_measured(config: TrainConfig, progress: bool) -> Any:
 
 def improvement_step(model: Any, config: TrainConfig, progress: bool) -> dict[str, float]:
     """Measure the model's moves (or read those this run saved), then fit its actor."""
-    from agents.improvement import improve
+    from training.measured_moves import improve
 
     t0 = time.perf_counter()
     demos = saved_or_collected(

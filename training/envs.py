@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import Any
 
-from agents.training.config import TrainConfig
+from training.config import TrainConfig
 
 
 def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) -> Any:
@@ -20,7 +20,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
     made: list[Any] = []  # this process's league, made on first use (in the env worker)
 
     def seats() -> list[Any]:
-        from agents.league import LeagueSeat
+        from training.league import LeagueSeat
 
         if not made:
             made.append(make_league(config))
@@ -56,7 +56,7 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
 def make_league(config: TrainConfig) -> Any:
     """The run's league: the ``--opponents`` players, with ``--league`` the population
     of randomised heuristics and PFSP draws, and the snapshot pool with ``--self-play``."""
-    from agents.league import League
+    from training.league import League
 
     population: list[tuple[str, Any]] = []
     if config.league and config.league_population:

@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from agents import portable
-from agents.training.config import TrainConfig
-from agents.training.envs import make_env_fn, observation_shape
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import atomic_write
 from thirtyone_env.harness.parallel import ordered_map
+from training.config import TrainConfig
+from training.envs import make_env_fn, observation_shape
 
 #: Teacher decisions per collection job: the jobs and their seeds depend on the seed
 #: and the decision count only, so the demonstrations are the same on any worker count.
@@ -58,7 +58,7 @@ def job_env(config: TrainConfig, make_player: Any) -> tuple[TrainConfig, Any]:
 def _collect_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
     """One collection job (module level so worker processes and Ray can run it): the
     run's players built by ``make_player``, which carries their files to other machines."""
-    from agents.imitation import collect
+    from training.imitation import collect
 
     config, seed, size, make_player = job
     config, env = job_env(config, make_player)
@@ -105,7 +105,7 @@ def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
                 # play-outs on a shuffled stock since 2026-12-01: one measured on the
                 # stock's true order is not continued with them
                 **({"stock": "shuffled"} if config.imitate_knock_rollouts else {}),
-                # knocks measured in batches since 2026-12-02 (agents.imitation.KNOCK_BATCH):
+                # knocks measured in batches since 2026-12-02 (training.imitation.KNOCK_BATCH):
                 # players that draw from a generator draw in another order than one by one
                 **({"measured": "batched"} if config.imitate_knock_rollouts else {}),
                 "gamma": config.gamma,
@@ -143,7 +143,7 @@ def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) 
     content). ``done``: the decisions of the first jobs, saved by an interrupted
     collection (a whole number of jobs); only the rest are collected. Ctrl-C raises
     :class:`CollectionInterrupted` holding every job finished (workers ignore it)."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     jobs = collection_jobs(config)
     parts = [done] if done is not None and len(done) else []
@@ -170,10 +170,10 @@ def collect_in_jobs(
     config: TrainConfig, total: int, job: Callable[..., Any], specs: list[str], desc: str, progress: bool
 ) -> Any:
     """``total`` decisions played by ``job`` (module level: ``job((config, seed, size,
-    make_player))`` returns :class:`~agents.imitation.Demonstrations`) in jobs of
+    make_player))`` returns :class:`~training.imitation.Demonstrations`) in jobs of
     ``IMITATION_CHUNK`` with one child seed each (the same data on any worker count), on
     the run's backend; ``specs``: the players the jobs build; a bar with ``progress``."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     sizes = [min(IMITATION_CHUNK, total - i) for i in range(0, total, IMITATION_CHUNK)]
     jobs = list(zip(config.seeds.collection(len(sizes)), sizes, strict=True))
@@ -241,7 +241,7 @@ def save_demonstrations(demos: Any, path: Path) -> None:
 
 def read_demonstrations(path: str | Path) -> Any:
     """A demonstrations file, never unpickled; ``ValueError`` naming it if damaged."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     try:
         return Demonstrations.load(path)
@@ -263,7 +263,7 @@ def load_demonstrations(paths: str, config: TrainConfig) -> Any:
     """Demonstrations saved by earlier runs (``--imitate-from``, comma-separated files,
     fitted together), each checked to fit the run (see ``Demonstrations.check``) and,
     where recorded, to come from the run's table; ``ValueError`` names the file."""
-    from agents.imitation import Demonstrations
+    from training.imitation import Demonstrations
 
     obs_size, num_actions = observation_shape(config)
     ours = table_of(config)

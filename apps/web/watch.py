@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agents.web.session import card, cards
+from apps.web.session import card, cards
 from thirtyone_env.game import events as ev
 from thirtyone_env.game.actions import action_name
 from thirtyone_env.game.engine import ROUND_OVER

@@ -1,4 +1,4 @@
-"""The imitation warm start of a run (see :mod:`agents.imitation`): fit the fresh
+"""The imitation warm start of a run (see :mod:`training.imitation`): fit the fresh
 network to demonstrations given (``--imitate-from``), saved in the run folder (a run
 started again) or collected now, going on from those an interrupted collection saved;
 Ctrl-C keeps what was collected and says how to go on."""
@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from agents.training.collection import (
+from training.collection import (
     DEMONSTRATIONS,
     PARTIAL_DEMONSTRATIONS,
     CollectionInterrupted,
@@ -20,7 +20,7 @@ from agents.training.collection import (
     read_demonstrations,
     save_demonstrations,
 )
-from agents.training.config import TrainConfig
+from training.config import TrainConfig
 
 
 def read_partial(config: TrainConfig) -> Any:
@@ -88,11 +88,11 @@ def sharpen(policy: Any, factor: float) -> None:
 
 
 def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = None) -> dict[str, float]:
-    """The imitation warm start (see :mod:`agents.imitation`): fit ``demos`` (from
+    """The imitation warm start (see :mod:`training.imitation`): fit ``demos`` (from
     ``--imitate-from``), else the demonstrations saved in the run folder (a run started
     again), else collect them; saved in the run folder before the fit. Returns the fit's
     figures."""
-    from agents.imitation import pretrain
+    from training.imitation import pretrain
 
     t0 = time.perf_counter()
     saved = config.run_dir / DEMONSTRATIONS

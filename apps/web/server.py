@@ -20,7 +20,7 @@ import socket
 import sys
 from pathlib import Path
 
-from agents.web.guard import is_loopback
+from apps.web.guard import is_loopback
 
 PROG = "thirtyone-web"
 
@@ -109,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from agents.web.app import create_app
-        from agents.web.config import WebConfig
+        from apps.web.app import create_app
+        from apps.web.config import WebConfig
     except ImportError as e:
         parser.error(f"the web table needs its extra: pip install -e '.[web]' ({e})")
     try:

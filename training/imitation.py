@@ -25,7 +25,7 @@ labels them, so the data covers the positions the learner reaches.
 ``move_rollouts`` measures every move instead: on each decision with a choice, every
 legal move is played on copies of the true position with the same paired play-outs
 (``move_values``, the mean value of each of ``move_actions``). That is the data of a
-policy-improvement step (:mod:`agents.improvement`): a network fitted to prefer the
+policy-improvement step (:mod:`training.measured_moves`): a network fitted to prefer the
 moves of higher measured value, seeing only the observation, learns the better move
 *given what it sees*, as the measured knock does for the knock alone.
 """

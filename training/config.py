@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from agents.training.seeding import RunSeeds
 from thirtyone_env.envs.env import EPISODES, REWARDS
 from thirtyone_env.game.encoding import ENCODINGS
 from thirtyone_env.game.rules import Rules
@@ -22,6 +21,7 @@ from thirtyone_env.harness.driver import OBJECTIVES
 from thirtyone_env.harness.equity import check_win_objective
 from thirtyone_env.harness.files import check_name
 from thirtyone_env.harness.parallel import BACKENDS, Backend
+from training.seeding import RunSeeds
 
 ACTIVATIONS = ("tanh", "relu")
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
@@ -125,7 +125,7 @@ class TrainConfig:
         "a step of policy improvement before PPO, from the init_from model: it plays this many of "
         "its seat's decisions at the run's tables while every legal move is measured by paired "
         "playouts (it playing on), then its actor is fitted to prefer the moves of higher measured "
-        "value (agents/improvement.py); the anchor is the improved policy; 0: none",
+        "value (training/measured_moves.py); the anchor is the improved policy; 0: none",
     )
     improve_rollouts: int = option(8, "paired playouts per measured move of the improvement step")
     improve_epochs: int = option(8, "passes of the improvement step's fit over its decisions")
@@ -510,5 +510,5 @@ class TrainConfig:
 
     @property
     def seeds(self) -> RunSeeds:
-        """The seed of every random stream of the run (:mod:`agents.training.seeding`)."""
+        """The seed of every random stream of the run (:mod:`training.seeding`)."""
         return RunSeeds(self.seed)

@@ -3,10 +3,11 @@
 Every seat of the table is played by the same policy ("parameter sharing", the usual
 choice for a symmetric card game): RLlib's multi-agent PPO (the new API stack) with an
 action-masking RLModule (:class:`MaskedPPOModule`), so illegal moves get zero
-probability in sampling, in the loss and at play time. It needs the ``rllib`` extra,
-which lives in its own virtualenv because RLlib pins its own Gymnasium (``make rllib``)::
+probability in sampling, in the loss and at play time. It needs its own requirements
+(``requirements.txt`` beside it), in a virtualenv of their own because RLlib pins its
+own Gymnasium (``make rllib``)::
 
-    .venv-rllib/bin/python -m agents.rllib_ppo --iterations 5 --players 3 --out runs/rllib-3p
+    .venv-rllib/bin/python examples/rllib/rllib_ppo.py --iterations 5 --players 3 --out runs/rllib-3p
 
 Each iteration prints the mean return of a game (all seats together: with the
 ``lives`` reward, minus the lives charged in it), the mean game length in moves, the
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-PROG = "python -m agents.rllib_ppo"
+PROG = "python examples/rllib/rllib_ppo.py"
 ENV_NAME = "thirtyone_rllib"
 #: the one policy every seat maps to
 POLICY_ID = "shared"
@@ -404,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Run the importable module's main: RLlib pickles the RLModule class and the env
-    # creator into the checkpoint, by reference to agents.rllib_ppo (by value from __main__).
-    from agents.rllib_ppo import main as importable_main
+    # creator into the checkpoint, by reference to rllib_ppo (by value from __main__).
+    from rllib_ppo import main as importable_main
 
     sys.exit(importable_main())

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.training.config import OPERATIONAL, PLACEMENT, UNSTORED, TrainConfig
-from agents.training.evaluations import best_evaluation, read_evaluations, write_evaluations
 from thirtyone_env.harness.files import FolderLock, atomic_write
+from training.config import OPERATIONAL, PLACEMENT, UNSTORED, TrainConfig
+from training.evaluations import best_evaluation, read_evaluations, write_evaluations
 
 CONFIG = "config.json"
 VERSIONS = "versions.json"

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import TrainConfig
-from agents.training.run import train
-from agents.training.run_folder import stored_config
+from training.config import TrainConfig
+from training.run import train
+from training.run_folder import stored_config
 
 PROG = "train.py"
 #: argparse's type of each field type (a bool field is a --flag / --no-flag pair)
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--sweep",
         metavar="FILE",
         default=None,
-        help="run the sweep in this JSON file as Ray Tune trials with ASHA (agents.training.sweep; "
+        help="run the sweep in this JSON file as Ray Tune trials with ASHA (training.sweep; "
         "with --ray-address to join a cluster)",
     )
     return parser
@@ -63,7 +63,7 @@ def sweep_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
     when a trial failed (its error is in the summary)."""
     import importlib.util
 
-    from agents.training import sweep as sw
+    from training import sweep as sw
 
     if any(importlib.util.find_spec(m) is None for m in ("ray", "pyarrow")):
         raise ValueError("--sweep needs Ray Tune: pip install 'thirtyone[cluster]'")

@@ -17,12 +17,12 @@ Pages: ``/`` (play), ``/watch`` (records and results folders); static files unde
 - ``GET /api/results``, ``GET /api/results/{folder}/{file}`` (a CSV as rows, a PNG as
   the image), only from the folders the server was given.
 
-Every request passes :class:`~agents.web.guard.Guard` (its ``Host``, its ``Origin`` and
-the token); opponents are seated by :class:`~agents.web.seats.Seating` (built-in
+Every request passes :class:`~apps.web.guard.Guard` (its ``Host``, its ``Origin`` and
+the token); opponents are seated by :class:`~apps.web.seats.Seating` (built-in
 players within bounds, and known models); the work of a game (building its players,
 the opponents' moves, replaying a record) runs off the event loop on at most
 ``workers`` threads, each within ``move_seconds``; games are bounded in number and
-expire when idle (:class:`~agents.web.config.WebConfig`).
+expire when idle (:class:`~apps.web.config.WebConfig`).
 """
 
 from __future__ import annotations
@@ -45,11 +45,11 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 import agents
 from agents.ppo import ZOO
-from agents.web import watch
-from agents.web.config import WebConfig
-from agents.web.guard import Guard
-from agents.web.seats import BOUNDS, Seating
-from agents.web.session import GameSession, GameStore, MoveTimeout, TableFull
+from apps.web import watch
+from apps.web.config import WebConfig
+from apps.web.guard import Guard
+from apps.web.seats import BOUNDS, Seating
+from apps.web.session import GameSession, GameStore, MoveTimeout, TableFull
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.files import atomic_write
 
@@ -137,7 +137,7 @@ def page(name: str) -> str:
 
 
 def create_app(config: WebConfig | None = None) -> FastAPI:
-    """The app, behind its :class:`~agents.web.guard.Guard`; its token is
+    """The app, behind its :class:`~apps.web.guard.Guard`; its token is
     ``app.state.token`` (``config.token``, or a fresh random one)."""
     config = config or WebConfig()
     token = config.token or secrets.token_urlsafe(32)

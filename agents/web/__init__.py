@@ -1,7 +1,0 @@
-"""A web table on the user's own machine: play against the agents in the browser,
-step through recorded games, look at results folders (``thirtyone-web``).
-
-:mod:`agents.web.session` (one game, what its seat may see), :mod:`agents.web.watch`
-(records as frames, results folders), :mod:`agents.web.app` (the HTTP API and pages),
-:mod:`agents.web.server` (the command line). Needs the ``web`` extra (FastAPI, uvicorn).
-"""
