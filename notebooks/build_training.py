@@ -58,7 +58,7 @@ if not (RUN / "config.json").exists():
     tiny = (
         "--total-timesteps 512 --n-envs 2 --vec-env dummy --n-steps 128 --batch-size 128 "
         "--net-arch 32,32 --eval-every 256 --eval-games 8 --opponents greedy "
-        "--eval-opponents greedy --no-progress"
+        "--eval-opponents greedy --no-progress --report-games 0"
     )
     tiny = shlex.split(tiny)
     command = [sys.executable, str(ROOT / "train.py"), "--run-name", RUN.name, "--runs-dir", str(RUN.parent)]

@@ -180,7 +180,8 @@ def test_train_never_unpickles_an_opponent_or_its_checkpoint(tmp_path, honest):
     base = [sys.executable, str(ROOT / "train.py")]
     tiny = ["--total-timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64",
             "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8", "--eval-every", "0",
-            "--checkpoint-every", "128", "--opponents", f"random,ppo:path={crafted},{mine}:First", "--no-progress"]  # fmt: skip
+            "--checkpoint-every", "128", "--opponents", f"random,ppo:path={crafted},{mine}:First", "--no-progress",
+            "--report-games", "0"]  # fmt: skip
     r = subprocess.run(
         [*base, "--run-name", "r", "--runs-dir", str(tmp_path), *tiny],
         capture_output=True,

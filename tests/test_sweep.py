@@ -21,6 +21,7 @@ from thirtyone_env.harness.files import FolderLock
 pytest.importorskip("ray.tune")
 
 TINY = {
+    "report_games": 0,
     "total_timesteps": 512,
     "n_envs": 2,
     "vec_env": "dummy",

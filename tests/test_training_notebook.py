@@ -16,7 +16,7 @@ NOTEBOOK = ROOT / "notebooks" / "training.ipynb"
 TINY = shlex.split(
     "--total-timesteps 256 --n-envs 2 --vec-env dummy --n-steps 128 --batch-size 128 --net-arch 16 "
     "--eval-every 256 --eval-games 6 --opponents greedy --eval-opponents greedy --no-progress "
-    "--gauntlet-every 256 --gauntlet-games 6"
+    "--gauntlet-every 256 --gauntlet-games 6 --report-games 0"
 )
 
 

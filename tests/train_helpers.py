@@ -12,7 +12,7 @@ TINY = [
     "--total-timesteps", "512", "--n-envs", "2", "--vec-env", "dummy", "--n-steps", "128",
     "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32,32", "--eval-every", "256",
     "--eval-games", "8", "--checkpoint-every", "256", "--opponents", "greedy,random",
-    "--eval-opponents", "greedy", "--no-progress",
+    "--eval-opponents", "greedy", "--no-progress", "--report-games", "0",
 ]  # fmt: skip
 WARM = ["--imitate", "greedy", "--imitate-decisions", "300", "--imitate-epochs", "1"]
 

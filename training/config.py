@@ -31,12 +31,21 @@ MAX_LAYERS, MAX_LAYER = 16, 8192
 #: Most envs per vector env kind: subproc starts a process for each.
 MAX_ENVS = {"subproc": 256, "dummy": 65_536, "batched": 65_536}
 #: fields a resumed run may change: how far to go on and what it keeps, not what is trained
-OPERATIONAL = ("total_timesteps", "time_limit", "cluster", "ray_address", "workers", "keep_checkpoints")
+OPERATIONAL = (
+    "total_timesteps",
+    "time_limit",
+    "cluster",
+    "ray_address",
+    "workers",
+    "keep_checkpoints",
+    "report_games",
+    "keep_worse",
+)
 #: what a field added since runs were first stored was in those runs, where its default
 #: says otherwise: a config.json without the field goes on as its run was made (a run
 #: stored before keep_checkpoints kept every checkpoint: resuming it deletes none unless
 #: --keep-checkpoints is given)
-UNSTORED = {"keep_checkpoints": 0}
+UNSTORED = {"keep_checkpoints": 0, "report_games": 0}
 #: where a run's collection and evaluations run: given anew on every start (a resume
 #: takes them from its command line, else the defaults, never from config.json, which
 #: runs stored before these fields existed lack); the results do not depend on them
@@ -234,6 +243,14 @@ class TrainConfig:
     eval_games: int = option(400, "games per evaluation table")
     eval_opponents: str = option("expert,greedy", "one table per spec: the learner against three of it")
     checkpoint_every: int = option(100_000, "steps between checkpoints")
+    report_games: int = option(
+        1000,
+        "games a table in the run report (report.md): each step's model against the model it "
+        "started from, on the same deals (0: no comparison)",
+    )
+    keep_worse: bool = option(
+        False, "make a step's model the run's model even when the report finds it significantly worse"
+    )
     keep_checkpoints: int = option(
         5,
         "checkpoints kept in the run folder: the newest this many, and the one of the best "
@@ -338,6 +355,8 @@ class TrainConfig:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.report_games < 0:
+            raise ValueError(f"report_games={self.report_games} must be 0 (no comparison) or more")
         for name in ("snapshot_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")

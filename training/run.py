@@ -15,7 +15,7 @@ from typing import Any
 import agents
 from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.harness.files import FolderLock, check_writable_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
 from training.collection import load_demonstrations
 from training.config import TrainConfig
 from training.envs import make_vec
@@ -161,18 +161,8 @@ def run_locked(
         start = model.num_timesteps
         check_can_go_on(config, start)
         set_aside_after(run_dir, start if ckpt else -1)
-        if config.imitate and ckpt is None:
-            timed_step(run_dir, "imitation", lambda: warm_start(model, config, progress, warm))
-        if config.init_from and ckpt is None:
-            load_initial_weights(model, warm, config.init_from, init_width(config))
-            if config.improve_decisions:
-                from training.improvement import improvement_step
-
-                timed_step(run_dir, "improvement", lambda: improvement_step(model, config, progress))
-            if config.heads_up_teacher:
-                from training.heads_up import heads_up_step
-
-                timed_step(run_dir, "heads_up_teacher", lambda: heads_up_step(model, config, progress))
+        if ckpt is None:
+            steps_before_ppo(model, config, progress, warm)
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
@@ -211,6 +201,57 @@ def run_locked(
     figures = {"timesteps": model.num_timesteps, "elapsed_s": elapsed, "steps_per_s": steps / elapsed}
     print(
         f"trained {steps:,} steps in {elapsed:.1f}s ({steps / elapsed:,.0f} steps/s, {config.vec} env); "
-        f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_model.zip'}"
+        f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_model.zip'} (best evaluation)"
     )
+    figures["model_from"] = report_run(config)
     return figures
+
+
+def steps_before_ppo(model: Any, config: TrainConfig, progress: bool, warm: Any) -> None:
+    """The steps a fresh run takes before PPO, each timed (``steps.json``) and its
+    model kept (``steps/<k>_<name>.zip``, the start first) for the run report."""
+    from training.report import step_path
+
+    run_dir = config.run_dir
+    kept = [0]
+
+    def keep(name: str) -> None:
+        save_model(model, step_path(run_dir, kept[0], name), config)
+        kept[0] += 1
+
+    if config.init_from:
+        load_initial_weights(model, warm, config.init_from, init_width(config))
+    keep("start")
+    if config.imitate:
+        timed_step(run_dir, "imitation", lambda: warm_start(model, config, progress, warm))
+        keep("imitation")
+    if config.init_from and config.improve_decisions:
+        from training.improvement import improvement_step
+
+        timed_step(run_dir, "improvement", lambda: improvement_step(model, config, progress))
+        keep("improvement")
+    if config.init_from and config.heads_up_teacher:
+        from training.heads_up import heads_up_step
+
+        timed_step(run_dir, "heads_up_teacher", lambda: heads_up_step(model, config, progress))
+        keep("heads_up_teacher")
+
+
+def report_run(config: TrainConfig) -> str:
+    """The run report (:mod:`training.report`) and the run's model, ``model.zip``: the
+    last step's, unless a step made the model significantly worse (said on the
+    console). Returns the step whose model it is."""
+    from training.report import MODEL, choose, compare_steps, step_models, write_report
+
+    run_dir = config.run_dir
+    models = step_models(run_dir)
+    verdicts = compare_steps(config, config.report_games) if config.report_games and len(models) > 1 else []
+    chosen, path = choose(models, verdicts, config.keep_worse) if verdicts else models[-1]
+    write_report(run_dir, verdicts, chosen, config.report_games)
+    atomic_write(run_dir / MODEL, path.read_bytes())
+    for v in verdicts:
+        if v.worse:
+            kept = "kept anyway (--keep-worse)" if config.keep_worse else "not kept"
+            print(f"warning: the step {v.step} made the model significantly worse than its start: {kept}")
+    print(f"report: {run_dir / 'report.md'}; the run's model: {run_dir / MODEL} (from the step {chosen})")
+    return chosen

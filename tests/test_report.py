@@ -1,0 +1,50 @@
+"""The run report: each step's model against the model it started from, paired on the
+same deals; a step that made the model significantly worse is said so, on the console
+and in ``report.md``, and the run's model is the better one unless ``--keep-worse``."""
+
+import json
+
+from test_checkpoints import run_train
+
+#: imitation of the expert, then PPO at a learning rate that wrecks the network: a
+#: deliberately harmful step
+HARMFUL = [
+    "--players", "2", "--imitate", "expert", "--imitate-decisions", "4000", "--imitate-epochs", "4",
+    "--total-timesteps", "1024", "--n-envs", "2", "--vec-env", "dummy", "--n-steps", "256",
+    "--batch-size", "128", "--n-epochs", "4", "--learning-rate", "0.5", "--net-arch", "32,32",
+    "--eval-every", "0", "--checkpoint-every", "1024", "--opponents", "greedy",
+    "--eval-opponents", "greedy", "--report-games", "200", "--workers", "2", "--no-progress",
+]  # fmt: skip
+
+
+def test_a_harmful_step_is_flagged_and_the_better_model_kept(tmp_path, capsys):
+    run_train("--run-name", "h", "--runs-dir", str(tmp_path), *HARMFUL)
+    run = tmp_path / "h"
+    out = capsys.readouterr().out
+    assert "the step ppo made the model significantly worse than its start: not kept" in out
+    report = json.loads((run / "report.json").read_text())
+    assert [s["step"] for s in report["steps"]] == ["imitation", "ppo"]
+    [ppo] = report["steps"][1]["rows"]
+    assert ppo["lives_low"] > 0 or ppo["wins_high"] < 0  # resolved, on the worse side
+    assert ppo["games"] == 200 and ppo["table"] == "greedy x1"
+    assert report["chosen"] == "imitation"
+    assert (run / "model.zip").read_bytes() == (run / "steps" / "1_imitation.zip").read_bytes()
+    text = (run / "report.md").read_text()
+    assert "**significantly worse**" in text and "the step **imitation**" in text
+    assert (run / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    run_train("--run-name", "k", "--runs-dir", str(tmp_path), *HARMFUL, "--keep-worse")
+    kept = tmp_path / "k"
+    assert "kept anyway (--keep-worse)" in capsys.readouterr().out
+    assert json.loads((kept / "report.json").read_text())["chosen"] == "ppo"
+    assert (kept / "model.zip").read_bytes() == (kept / "final_model.zip").read_bytes()
+
+
+def test_without_games_the_report_lists_the_steps_and_the_model_is_the_last(tmp_path):
+    run_train(
+        "--run-name", "n", "--runs-dir", str(tmp_path), *HARMFUL[:-5], "--no-progress", "--report-games", "0"
+    )
+    run = tmp_path / "n"
+    assert json.loads((run / "report.json").read_text()) == {"games": 0, "chosen": "ppo", "steps": []}
+    assert (run / "model.zip").read_bytes() == (run / "final_model.zip").read_bytes()
+    assert sorted(p.name for p in (run / "steps").iterdir()) == ["0_start.zip", "1_imitation.zip"]

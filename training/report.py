@@ -1,0 +1,178 @@
+"""The run report: what each step of a run did to the model, measured honestly.
+
+Every step of a run starts from a model and gives one (``steps/<k>_<name>.zip``: the
+model the run started from, then each step's, PPO's last as ``final_model.zip``). At
+the end of a run each step's model plays against the model it started from, in the
+same seat, against the same opponents, on the same seeded deals
+(:func:`agents.gauntlet.compare`: duplicate deals, paired differences clustered by deal
+set), one table per evaluation opponent: wins (points) and lives lost a round, each
+with its 95% interval. A step whose interval lies wholly on the worse side at some
+table, and on the better side at none, made the model significantly worse: the report
+and the console say so, and the run's model (``model.zip``) is the better one it
+started from unless ``keep_worse`` is set. ``report.md`` holds the table and
+``report.png`` the same figures as a plot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thirtyone_env.harness.files import atomic_write
+
+STEPS = "steps"  #: the folder of each step's model in a run folder
+REPORT_MD, REPORT_PNG, REPORT_JSON = "report.md", "report.png", "report.json"
+MODEL = "model.zip"  #: the run's model: the last step's, unless a step made it significantly worse
+
+
+def step_path(run_dir: Path, index: int, name: str) -> Path:
+    return run_dir / STEPS / f"{index}_{name}.zip"
+
+
+def step_models(run_dir: Path) -> list[tuple[str, Path]]:
+    """The run's models in order: (step name, file), the start first, PPO's last."""
+    found = []
+    for path in (run_dir / STEPS).glob("*.zip"):
+        index, _, name = path.stem.partition("_")
+        if index.isdigit() and name:
+            found.append((int(index), name, path))
+    models = [(name, path) for _, name, path in sorted(found)]
+    final = run_dir / "final_model.zip"
+    if final.exists():
+        models.append(("ppo", final))
+    return models
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A step's model against the one it started from, at every table."""
+
+    step: str
+    rows: list[dict[str, Any]]
+
+    @property
+    def worse(self) -> bool:
+        """Significantly worse at some table, significantly better at none."""
+        return any(map(_worse, self.rows)) and not any(map(_better, self.rows))
+
+    @property
+    def better(self) -> bool:
+        return any(map(_better, self.rows)) and not any(map(_worse, self.rows))
+
+
+def _worse(row: dict[str, Any]) -> bool:
+    return row["wins_high"] < 0 or row["lives_low"] > 0
+
+
+def _better(row: dict[str, Any]) -> bool:
+    return row["wins_low"] > 0 or row["lives_high"] < 0
+
+
+def compare_steps(config: Any, games: int) -> list[Verdict]:
+    """Each step's model minus the model it started from, ``games`` games at each of
+    the run's evaluation tables (the learner against ``players - 1`` copies of each
+    ``eval_opponents`` spec), seeded from the run's evaluation seeds."""
+    from agents.gauntlet import compare
+
+    models = step_models(config.run_dir)
+    workers = config.workers or min(4, os.cpu_count() or 1)
+    verdicts = []
+    for (_, before), (name, after) in zip(models, models[1:], strict=False):
+        rows = []
+        for k, spec in enumerate(config.eval_specs):
+            opponents = [spec] * (config.players - 1)
+            row = compare(
+                f"ppo:path={after}",
+                f"ppo:path={before}",
+                opponents,
+                games,
+                config.rules,
+                config.seeds.evaluation(k),
+                workers,
+            )
+            rows.append({**row, "table": f"{spec} x{config.players - 1}"})
+        verdicts.append(Verdict(name, rows))
+    return verdicts
+
+
+def choose(models: list[tuple[str, Path]], verdicts: list[Verdict], keep_worse: bool) -> tuple[str, Path]:
+    """The run's model: the last step's, except that a step that made the model
+    significantly worse is undone (its start kept) unless ``keep_worse``."""
+    name, path = models[0]
+    for (step, after), verdict in zip(models[1:], verdicts, strict=True):
+        if not verdict.worse or keep_worse:
+            name, path = step, after
+    return name, path
+
+
+def write_report(run_dir: Path, verdicts: list[Verdict], chosen: str, games: int) -> str:
+    """``report.md``, ``report.json`` and ``report.png`` in the run folder; the text."""
+    lines = [
+        f"# Run report: {run_dir.name}",
+        "",
+        "Each step's model minus the model it started from, in the same seat against the same",
+        f"opponents on the same deals ({games:,} games a table); 95% intervals, `*` where one",
+        "excludes 0. Wins in points (percent of games won); lives lost a round (lower is better).",
+        "",
+        "| step | table | wins | lives lost a round | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for v in verdicts:
+        verdict = "**significantly worse**" if v.worse else "better" if v.better else "not resolved"
+        for row in v.rows:
+            wins = _interval(100 * row["wins_diff"], 100 * row["wins_low"], 100 * row["wins_high"], "+.1f")
+            lives = _interval(row["lives_diff"], row["lives_low"], row["lives_high"], "+.4f")
+            lines.append(f"| {v.step} | {row['table']} | {wins} | {lives} | {verdict} |")
+    if not verdicts:
+        lines.append("| (no step to compare) | | | | |")
+    lines += ["", f"The run's model (`{MODEL}`) is the model of the step **{chosen}**."]
+    worse = [v.step for v in verdicts if v.worse]
+    if worse:
+        lines.append(f"Significantly worse than its start: {', '.join(worse)}.")
+    text = "\n".join(lines) + "\n"
+    atomic_write(run_dir / REPORT_MD, text)
+    data = {"games": games, "chosen": chosen, "steps": [{"step": v.step, "rows": v.rows} for v in verdicts]}
+    atomic_write(run_dir / REPORT_JSON, json.dumps(data, indent=1))
+    _plot(run_dir / REPORT_PNG, verdicts)
+    return text
+
+
+def _interval(value: float, low: float, high: float, fmt: str) -> str:
+    star = "*" if low > 0 or high < 0 else ""
+    return f"{value:{fmt}} [{low:{fmt}}, {high:{fmt}}]{star}"
+
+
+def _plot(path: Path, verdicts: list[Verdict]) -> None:
+    """Each step's differences with their intervals, one panel for wins, one for lives."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{v.step}\n{row['table']}" for v in verdicts for row in v.rows] or ["(none)"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 1.2 + 0.6 * len(labels)), squeeze=False)
+    for ax, key, scale, title in (
+        (axes[0][0], "wins", 100, "wins minus its start (points)"),
+        (axes[0][1], "lives", 1, "lives lost a round minus its start"),
+    ):
+        rows = [row for v in verdicts for row in v.rows]
+        for y, row in enumerate(rows):
+            value, low, high = (scale * row[f"{key}_{p}"] for p in ("diff", "low", "high"))
+            worse = high < 0 if key == "wins" else low > 0
+            ax.errorbar(
+                value, y, xerr=[[value - low], [high - value]], fmt="o", color="C3" if worse else "C0"
+            )
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_yticks(range(len(labels)), labels)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    atomic_write(path, buf.getvalue())
