@@ -49,7 +49,7 @@ demo: $(STAMP)
 		--opponents expert,expert,greedy,blitz31 --total-timesteps 2000000 --time-limit 60 --n-envs 64 \
 		--n-steps 256 --batch-size 2048 --torch-threads 2 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 \
 		--eval-every 100000 --eval-games 100 --eval-opponents expert --report-games 400
-	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/model.zip ppo expert greedy \
+	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/best_model.zip ppo expert greedy \
 		--games 400 --workers 2 --out results/$(DEMO_RUN)
 
 # The shipped agent's gauntlet (README, Evaluation): eight 4-seat tables, each played with

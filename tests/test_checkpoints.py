@@ -80,7 +80,7 @@ def test_only_the_newest_checkpoints_are_kept_and_the_run_resumes_from_the_newes
     run_train("--resume", str(run), "--total-timesteps", "1024")
     assert names(ckpts) == {"ckpt_000000000896.zip", "ckpt_000000001024.zip"} | theirs
     assert (run / "logs" / "progress_to_000000000768.csv").exists()  # went on from 768 steps
-    assert (run / "final_model.zip").exists() and (run / "best_model.zip").exists()
+    assert (run / "final_model.zip").exists() and (run / "best_evaluation.zip").exists()
     assert json.loads((run / "config.json").read_text())["keep_checkpoints"] == 2
 
 
@@ -93,7 +93,7 @@ def test_zero_keeps_every_checkpoint(tmp_path):
 
 
 def test_the_best_evaluations_checkpoint_is_kept_beside_the_newest(tmp_path):
-    """The checkpoint of the evaluation that chose ``best_model.zip`` stays beside the
+    """The checkpoint of the evaluation that chose ``best_evaluation.zip`` stays beside the
     newest: a resume after a crash restores the best model from it. A resume may
     change the count (it says what is kept, not what is trained)."""
     run_train(
@@ -108,12 +108,12 @@ def test_the_best_evaluations_checkpoint_is_kept_beside_the_newest(tmp_path):
     run_train("--resume", str(run), "--total-timesteps", "1024", "--keep-checkpoints", "1")
     assert best_evaluation(read_evaluations(run))[0] == 256
     assert names(run / "checkpoints") == {"ckpt_000000000256.zip", "ckpt_000000001024.zip"}
-    assert (run / "best_model.zip").exists() and (run / "final_model.zip").exists()
+    assert (run / "best_evaluation.zip").exists() and (run / "final_model.zip").exists()
 
 
 def test_pruning_spares_the_named_checkpoints_and_files_the_run_did_not_write(tmp_path):
     """The checkpoint just written and the best evaluation's are spared (a resume after
-    a crash restores ``best_model.zip`` from the latter); other names are never counted."""
+    a crash restores ``best_evaluation.zip`` from the latter); other names are never counted."""
     from training.run_folder import prune_checkpoints
 
     ckpts = tmp_path / "checkpoints"

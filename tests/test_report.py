@@ -28,7 +28,7 @@ def test_a_harmful_step_is_flagged_and_the_better_model_kept(tmp_path, capsys):
     assert ppo["lives_low"] > 0 or ppo["wins_high"] < 0  # resolved, on the worse side
     assert ppo["games"] == 200 and ppo["table"] == "greedy x1"
     assert report["chosen"] == "imitation"
-    assert (run / "model.zip").read_bytes() == (run / "steps" / "1_imitation.zip").read_bytes()
+    assert (run / "best_model.zip").read_bytes() == (run / "steps" / "1_imitation.zip").read_bytes()
     text = (run / "report.md").read_text()
     assert "**significantly worse**" in text and "the step **imitation**" in text
     assert (run / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -37,7 +37,7 @@ def test_a_harmful_step_is_flagged_and_the_better_model_kept(tmp_path, capsys):
     kept = tmp_path / "k"
     assert "kept anyway (--keep-worse)" in capsys.readouterr().out
     assert json.loads((kept / "report.json").read_text())["chosen"] == "ppo"
-    assert (kept / "model.zip").read_bytes() == (kept / "final_model.zip").read_bytes()
+    assert (kept / "best_model.zip").read_bytes() == (kept / "final_model.zip").read_bytes()
 
 
 def test_without_games_the_report_lists_the_steps_and_the_model_is_the_last(tmp_path):
@@ -46,5 +46,5 @@ def test_without_games_the_report_lists_the_steps_and_the_model_is_the_last(tmp_
     )
     run = tmp_path / "n"
     assert json.loads((run / "report.json").read_text()) == {"games": 0, "chosen": "ppo", "steps": []}
-    assert (run / "model.zip").read_bytes() == (run / "final_model.zip").read_bytes()
+    assert (run / "best_model.zip").read_bytes() == (run / "final_model.zip").read_bytes()
     assert sorted(p.name for p in (run / "steps").iterdir()) == ["0_start.zip", "1_imitation.zip"]

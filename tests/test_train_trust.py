@@ -96,7 +96,7 @@ def test_a_crash_after_the_checkpoint_loses_no_log_and_no_evaluation(finished, t
 
 def test_the_best_model_of_a_lost_part_is_set_aside(finished, tmp_path, capsys):
     """The evaluation at 512 (after the last checkpoint kept) scored best and chose
-    best_model.zip: both are set aside, and best_model.zip is again the model of the
+    best_evaluation.zip: both are set aside, and best_evaluation.zip is again the model of the
     best evaluation kept (256, whose checkpoint exists), which the resumed run's
     evaluations do not beat."""
     run = copy_run(finished, tmp_path)
@@ -107,12 +107,12 @@ def test_the_best_model_of_a_lost_part_is_set_aside(finished, tmp_path, capsys):
     for r in rows:
         r["win_rate"] = {0: "0.5", 256: "0.95", 512: "1.0"}[int(r["timesteps"])]
     write_evaluations(run, rows)
-    chosen = (run / "best_model.zip").read_bytes()
+    chosen = (run / "best_evaluation.zip").read_bytes()
     assert main("--resume", str(run), "--total-timesteps", "512") == 0
     assert "moved to" in capsys.readouterr().out
-    assert (run / "best_model_set_aside.zip").read_bytes() == chosen
+    assert (run / "best_evaluation_set_aside.zip").read_bytes() == chosen
     ckpt = (run / "checkpoints" / "ckpt_000000000256.zip").read_bytes()
-    assert (run / "best_model.zip").read_bytes() == ckpt
+    assert (run / "best_evaluation.zip").read_bytes() == ckpt
     assert eval_steps(run / "evaluations.csv") == [0, 256, 512]
     assert eval_steps(run / "evaluations_set_aside.csv") == [512]
 
@@ -465,7 +465,7 @@ def test_a_folder_without_checkpoint_starts_again_with_its_demonstrations(finish
     shutil.rmtree(run / "checkpoints")
     (run / "final_model.zip").unlink()
     log = (run / "logs" / "progress.csv").read_bytes()
-    best = (run / "best_model.zip").read_bytes()
+    best = (run / "best_evaluation.zip").read_bytes()
     assert main("--resume", str(run)) == 0
     out = capsys.readouterr().out
     assert "has no checkpoint: starting the run from the beginning" in out
@@ -473,7 +473,7 @@ def test_a_folder_without_checkpoint_starts_again_with_its_demonstrations(finish
     assert (run / "logs" / "progress_to_000000000000.csv").read_bytes() == log
     assert eval_steps(run / "evaluations_set_aside.csv") == [0, 256, 512]
     assert eval_steps(run / "evaluations.csv") == [0, 256, 512]
-    assert (run / "best_model_set_aside.zip").read_bytes() == best
+    assert (run / "best_evaluation_set_aside.zip").read_bytes() == best
     assert sorted(p.name for p in (run / "checkpoints").iterdir())[-1] == "ckpt_000000000512.zip"
 
 

@@ -1,5 +1,5 @@
 """The SB3 callback of a run: checkpoints (the newest ``keep_checkpoints`` kept),
-self-play snapshots, the ladder evaluations (``evaluations.csv``, ``best_model.zip``),
+self-play snapshots, the ladder evaluations (``evaluations.csv``, ``best_evaluation.zip``),
 the league's results and ratings (``league.json``), the KL anchor's weight, the time
 limit and the progress bar. It imports stable-baselines3: import it once training
 starts."""
@@ -58,8 +58,8 @@ class RunCallback(BaseCallback):
         self.league: Any = None
         self.curves: list[dict[str, Any]] = []  # the learning-curve gauntlet's rows so far
         self.evals = read_evaluations(self.run_dir)
-        # the score to beat: that of the evaluation whose model best_model.zip holds
-        has_best = (self.run_dir / "best_model.zip").exists()
+        # the score to beat: that of the evaluation whose model best_evaluation.zip holds
+        has_best = (self.run_dir / "best_evaluation.zip").exists()
         self.best = best_evaluation(self.evals)[1] if has_best else -np.inf
 
     def _due(self, key: str, every: int) -> bool:
@@ -194,7 +194,7 @@ class RunCallback(BaseCallback):
         """Save the model as ``checkpoints/ckpt_<steps>.zip``, then delete the older
         checkpoints but the newest ``keep_checkpoints``; its path. The checkpoint of the
         best evaluation so far is kept too: a resume after a crash that sets aside later
-        evaluations restores ``best_model.zip`` from it."""
+        evaluations restores ``best_evaluation.zip`` from it."""
         path = self.run_dir / "checkpoints" / f"ckpt_{self.num_timesteps:012d}.zip"
         save_model(self.model, path, self.config)
         best = best_evaluation(self.evals)[0]
@@ -204,7 +204,7 @@ class RunCallback(BaseCallback):
 
     def evaluate(self) -> None:
         """One evaluation row per evaluation opponent, appended to ``evaluations.csv``;
-        the model becomes ``best_model.zip`` when its mean win rate beats the best."""
+        the model becomes ``best_evaluation.zip`` when its mean win rate beats the best."""
         config = self.config
         self.evaluated = self.num_timesteps
         path = self.run_dir / "eval_policy.npz"
@@ -228,7 +228,7 @@ class RunCallback(BaseCallback):
         score = float(np.mean([r["win_rate"] for r in rows])) if rows else -np.inf
         if score > self.best:
             self.best = score
-            save_model(self.model, self.run_dir / "best_model.zip", self.config)
+            save_model(self.model, self.run_dir / "best_evaluation.zip", self.config)
         if self.report is not None:  # last: a sweep may stop the run here
             self.report(self.num_timesteps, rows)
 

@@ -203,7 +203,7 @@ def write_evaluations(run_dir: Path, rows: list[dict[str, Any]], name: str = EVA
 
 
 def best_evaluation(rows: list[dict[str, str]]) -> tuple[int | None, float]:
-    """The evaluation that chose ``best_model.zip`` (its timesteps and mean win rate):
+    """The evaluation that chose ``best_evaluation.zip`` (its timesteps and mean win rate):
     the last to beat every earlier one, as the callback chooses (``None``: no rows)."""
     source, best = None, -np.inf
     for steps in dict.fromkeys(int(r["timesteps"]) for r in rows):

@@ -8,7 +8,7 @@ same seat, against the same opponents, on the same seeded deals
 set), one table per evaluation opponent: wins (points) and lives lost a round, each
 with its 95% interval. A step whose interval lies wholly on the worse side at some
 table, and on the better side at none, made the model significantly worse: the report
-and the console say so, and the run's model (``model.zip``) is the better one it
+and the console say so, and the run's model (``best_model.zip``) is the better one it
 started from unless ``keep_worse`` is set. ``report.md`` holds the table and
 ``report.png`` the same figures as a plot.
 """
@@ -25,7 +25,9 @@ from thirtyone_env.harness.files import atomic_write
 
 STEPS = "steps"  #: the folder of each step's model in a run folder
 REPORT_MD, REPORT_PNG, REPORT_JSON = "report.md", "report.png", "report.json"
-MODEL = "model.zip"  #: the run's model: the last step's, unless a step made it significantly worse
+#: the run's model: the last step's, unless a step made it significantly worse (chosen by
+#: the paired comparisons, never by the ladder's noisy evaluations: ``best_evaluation.zip``)
+MODEL = "best_model.zip"
 
 
 def step_path(run_dir: Path, index: int, name: str) -> Path:

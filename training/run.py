@@ -193,15 +193,15 @@ def run_locked(
             model.logger.dump(model.num_timesteps)
         callback.checkpoint()
         save_model(model, run_dir / "final_model.zip", config)
-        if not (run_dir / "best_model.zip").exists():
-            save_model(model, run_dir / "best_model.zip", config)
+        if not (run_dir / "best_evaluation.zip").exists():
+            save_model(model, run_dir / "best_evaluation.zip", config)
     finally:
         env.close()
     steps = model.num_timesteps - start
     figures = {"timesteps": model.num_timesteps, "elapsed_s": elapsed, "steps_per_s": steps / elapsed}
     print(
         f"trained {steps:,} steps in {elapsed:.1f}s ({steps / elapsed:,.0f} steps/s, {config.vec} env); "
-        f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_model.zip'} (best evaluation)"
+        f"models: {run_dir / 'final_model.zip'}, {run_dir / 'best_evaluation.zip'} (best evaluation)"
     )
     figures["model_from"] = report_run(config)
     return figures
@@ -238,8 +238,8 @@ def steps_before_ppo(model: Any, config: TrainConfig, progress: bool, warm: Any)
 
 
 def report_run(config: TrainConfig) -> str:
-    """The run report (:mod:`training.report`) and the run's model, ``model.zip``: the
-    last step's, unless a step made the model significantly worse (said on the
+    """The run report (:mod:`training.report`) and the run's model, ``best_model.zip``:
+    the last step's, unless a step made the model significantly worse (said on the
     console). Returns the step whose model it is."""
     from training.report import MODEL, choose, compare_steps, step_models, write_report
 

@@ -222,14 +222,14 @@ def set_aside_after(run_dir: Path, steps: int) -> None:
         f"moved to {aside}",
         flush=True,
     )
-    best = run_dir / "best_model.zip"
+    best = run_dir / "best_evaluation.zip"
     chosen = best_evaluation(rows)[0]
     if best.exists() and chosen is not None and chosen > steps:
-        moved = best.rename(free_name(run_dir / "best_model_set_aside.zip"))
+        moved = best.rename(free_name(run_dir / "best_evaluation_set_aside.zip"))
         source = best_evaluation(kept)[0]
         restore = run_dir / "checkpoints" / f"ckpt_{source or 0:012d}.zip"
         note = "no model of the best evaluation kept: the next evaluation chooses anew"
         if source is not None and restore.exists():
             atomic_write(best, restore.read_bytes())
-            note = f"best_model.zip is again the model evaluated at {source:,} steps"
+            note = f"best_evaluation.zip is again the model evaluated at {source:,} steps"
         print(f"the best model they chose moved to {moved}; {note}", flush=True)
