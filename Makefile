@@ -79,9 +79,8 @@ IMPROVE_DECISIONS ?= 160000
 HU_OPPONENTS ?= greedy,expert,blitz31
 HU_WEIGHT ?= 3
 HEADS_UP_AGAINST ?= greedy
-# PPO held still after a step that refits the model itself (the step's model is the run's)
-HOLD := --total-timesteps 2048 --n-envs 2 --n-steps 1024 --batch-size 1024 --n-epochs 1 --learning-rate 1e-8 \
-	--eval-every 0 --workers 2
+# no PPO after a step that refits the model itself (the step's model is the run's)
+HOLD := --total-timesteps 0 --eval-every 0 --workers 2
 K := --imitate expert --opponents expert,greedy --total-timesteps 4096 --n-envs 2 --n-steps 1024 \
 	--batch-size 1024 --learning-rate 1e-4 --clip-range 0.1 --ent-coef 0.001 --eval-every 100000 \
 	--eval-games 400 --eval-opponents expert,greedy --checkpoint-every 100000

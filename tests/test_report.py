@@ -48,3 +48,18 @@ def test_without_games_the_report_lists_the_steps_and_the_model_is_the_last(tmp_
     assert json.loads((run / "report.json").read_text()) == {"games": 0, "chosen": "ppo", "steps": []}
     assert (run / "best_model.zip").read_bytes() == (run / "final_model.zip").read_bytes()
     assert sorted(p.name for p in (run / "steps").iterdir()) == ["0_start.zip", "1_imitation.zip"]
+
+
+def test_a_run_without_ppo_ends_with_its_last_steps_model(tmp_path):
+    """``--total-timesteps 0``: the steps before PPO only (no step run at a learning
+    rate that does nothing); the run's model is the last step's."""
+    run_train(
+        "--run-name", "s", "--runs-dir", str(tmp_path), *HARMFUL[:-5], "--total-timesteps", "0",
+        "--report-games", "60", "--workers", "1", "--no-progress",
+    )  # fmt: skip
+    run = tmp_path / "s"
+    report = json.loads((run / "report.json").read_text())
+    assert [s["step"] for s in report["steps"]] == ["imitation"] and report["chosen"] == "imitation"
+    imitation = (run / "steps" / "1_imitation.zip").read_bytes()
+    assert (run / "final_model.zip").read_bytes() == imitation == (run / "best_model.zip").read_bytes()
+    assert not (run / "checkpoints").exists() or not any((run / "checkpoints").iterdir())

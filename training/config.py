@@ -215,7 +215,9 @@ class TrainConfig:
         "chance to win the game from the standing it leaves, in lives at the start: the last life "
         "and opponents' eliminations count for what they do to the game)",
     )
-    total_timesteps: int = option(1_000_000, "steps to train to (a resume may raise it)")
+    total_timesteps: int = option(
+        1_000_000, "PPO steps to train to (a resume may raise it; 0: no PPO, the steps before it only)"
+    )
     time_limit: float = option(
         0.0, "stop after this many seconds of PPO (0: no limit); the run can be resumed"
     )
@@ -342,8 +344,9 @@ class TrainConfig:
             raise ValueError("gauntlet_every must be 0 or more and gauntlet_games at least 1")
         if self.self_play > 0 and self.obs_encoding != "flat":
             raise ValueError("self-play snapshots play the flat encoding: use --obs-encoding flat")
+        if self.total_timesteps < 0:
+            raise ValueError(f"total_timesteps={self.total_timesteps!r} must be 0 (no PPO) or more")
         for name in (
-            "total_timesteps",
             "n_envs",
             "n_steps",
             "batch_size",

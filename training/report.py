@@ -34,8 +34,10 @@ def step_path(run_dir: Path, index: int, name: str) -> Path:
     return run_dir / STEPS / f"{index}_{name}.zip"
 
 
-def step_models(run_dir: Path) -> list[tuple[str, Path]]:
-    """The run's models in order: (step name, file), the start first, PPO's last."""
+def step_models(run_dir: Path, ppo: bool = True) -> list[tuple[str, Path]]:
+    """The run's models in order: (step name, file), the start first, PPO's last
+    (``ppo``: the run trained with PPO; without it, ``final_model.zip`` is the last
+    step's model, already listed)."""
     found = []
     for path in (run_dir / STEPS).glob("*.zip"):
         index, _, name = path.stem.partition("_")
@@ -43,7 +45,7 @@ def step_models(run_dir: Path) -> list[tuple[str, Path]]:
             found.append((int(index), name, path))
     models = [(name, path) for _, name, path in sorted(found)]
     final = run_dir / "final_model.zip"
-    if final.exists():
+    if ppo and final.exists():
         models.append(("ppo", final))
     return models
 
@@ -79,7 +81,7 @@ def compare_steps(config: Any, games: int) -> list[Verdict]:
     ``eval_opponents`` spec), seeded from the run's evaluation seeds."""
     from agents.gauntlet import compare
 
-    models = step_models(config.run_dir)
+    models = step_models(config.run_dir, config.total_timesteps > 0)
     workers = config.workers or min(4, os.cpu_count() or 1)
     verdicts = []
     for (_, before), (name, after) in zip(models, models[1:], strict=False):

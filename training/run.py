@@ -73,7 +73,10 @@ def anchor_to_warm_start(model: Any, config: TrainConfig, fresh: bool) -> None:
 
 
 def check_can_go_on(config: TrainConfig, steps: int) -> None:
-    """``ValueError`` when a run at ``steps`` has nothing left to train."""
+    """``ValueError`` when a run at ``steps`` has nothing left to train (a fresh run
+    of no PPO steps has its steps before PPO to take)."""
+    if steps == 0 == config.total_timesteps:
+        return
     if steps >= config.total_timesteps:
         raise ValueError(
             f"the run is already at {steps:,} steps of total_timesteps={config.total_timesteps:,}: "
@@ -163,6 +166,9 @@ def run_locked(
         set_aside_after(run_dir, start if ckpt else -1)
         if ckpt is None:
             steps_before_ppo(model, config, progress, warm)
+        if config.total_timesteps == 0:  # no PPO: the run's model is the last step's
+            save_model(model, run_dir / "final_model.zip", config)
+            return {"timesteps": 0, "elapsed_s": 0.0, "steps_per_s": 0.0, "model_from": report_run(config)}
         if config.kl_coef > 0:
             anchor_to_warm_start(model, config, fresh=ckpt is None)
         model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
@@ -244,7 +250,7 @@ def report_run(config: TrainConfig) -> str:
     from training.report import MODEL, choose, compare_steps, step_models, write_report
 
     run_dir = config.run_dir
-    models = step_models(run_dir)
+    models = step_models(run_dir, config.total_timesteps > 0)
     verdicts = compare_steps(config, config.report_games) if config.report_games and len(models) > 1 else []
     chosen, path = choose(models, verdicts, config.keep_worse) if verdicts else models[-1]
     write_report(run_dir, verdicts, chosen, config.report_games)
