@@ -116,37 +116,6 @@ def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
     assert (kl > 0).all() and abs(float(kl.mean().detach()) - policy.last_kl) < 1e-5
 
 
-def test_the_heads_up_weight_scales_the_anchor_only_where_two_players_are_left(tmp_path):
-    from thirtyone_env.game.encoding import ObsLayout
-
-    policy, obs, masks, actions = anchored_batch()
-    active = ObsLayout(4).slices["active"]
-    obs[:4, active] = th.tensor([1.0, 0.0, 1.0, 0.0])  # rows 0-3 heads-up, rows 4-7 four in
-    anchor = NumpyPolicy.from_sb3(policy)
-    with th.no_grad():
-        for p in policy.action_net.parameters():
-            p.add_(0.3 * th.randn_like(p))
-    policy.entropy_scale = 0.0
-    _, _, plain = policy.evaluate_actions(obs, actions, masks)
-    policy.entropy_scale = 2.0
-    penalty = {}
-    for scale in (1.0, 0.0, 3.0):
-        policy.set_anchor(anchor, active, scale)
-        _, _, anchored = policy.evaluate_actions(obs, actions, masks)
-        penalty[scale] = (plain - anchored).detach()
-    assert (penalty[1.0] > 0).all()
-    assert th.allclose(penalty[0.0][:4], th.zeros(4)) and th.allclose(penalty[0.0][4:], penalty[1.0][4:])
-    assert th.allclose(penalty[3.0][:4], 3 * penalty[1.0][:4]) and th.allclose(
-        penalty[3.0][4:], penalty[1.0][4:]
-    )
-    with pytest.raises(ValueError, match="needs the observation's active part"):
-        policy.set_anchor(anchor, None, 0.5)
-    with pytest.raises(ValueError, match="--kl-heads-up weights the anchor"):
-        TrainConfig(runs_dir=str(tmp_path), kl_heads_up=0.5)
-    with pytest.raises(ValueError, match="must be a finite weight"):
-        TrainConfig(runs_dir=str(tmp_path), init_from="x.zip", kl_coef=0.1, kl_heads_up=-1.0)
-
-
 def test_learning_curves_are_a_gauntlet_every_k_steps(tmp_path):
     from training.curves import curve_tables, read_curves
 

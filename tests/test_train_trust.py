@@ -256,12 +256,28 @@ def test_a_hand_edited_config_is_named_on_resume(finished, tmp_path, capsys, fie
     assert not (run / "checkpoints" / "ckpt_000000000768.zip").exists()
 
 
+def test_a_run_stored_with_a_removed_option_resumes_only_where_it_did_not_use_it(finished, tmp_path, capsys):
+    """Options only experiments used are gone: a stored run that has one at the value
+    that meant "not used" resumes; one that used it is refused, naming it."""
+    run = copy_run(finished, tmp_path)
+    stored = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**stored, "kl_half_life": 0, "improve_objective": "lives"}))
+    assert main("--resume", str(run), "--total-timesteps", "768") == 0
+    other = copy_run(finished, tmp_path / "other")
+    (other / "config.json").write_text(json.dumps({**stored, "kl_heads_up": 0.5}))
+    assert main("--resume", str(other), "--total-timesteps", "768") == 2
+    assert (
+        "the run uses kl_heads_up, an experiment's option this train.py no longer has"
+        in capsys.readouterr().err
+    )
+
+
 def test_a_run_made_before_an_option_existed_resumes_with_it_at_its_default(finished, tmp_path, capsys):
     """A config written by an older train.py lacks the options added since: they take
     their defaults (what that train.py did); a field this train.py does not know is named."""
     run = copy_run(finished, tmp_path)
     stored = json.loads((run / "config.json").read_text())
-    for name in ("heads_up_teacher", "heads_up_against", "improve_players_in"):
+    for name in ("heads_up_teacher", "heads_up_against", "report_games"):
         del stored[name]
     (run / "config.json").write_text(json.dumps(stored))
     assert main("--resume", str(run), "--total-timesteps", "768") == 0

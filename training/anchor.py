@@ -71,21 +71,11 @@ class AnchoredPolicy(MaskableActorCriticPolicy):
         # kept outside nn.Module's registry: not trained, not in the saved state dict
         object.__setattr__(self, "_anchor", None)
         self.entropy_scale = 0.0  #: kl_coef / ent_coef, set by the run's callback
-        self.heads_up_scale = 1.0  #: the KL's weight where two players are left (``--kl-heads-up``)
-        self.active = slice(0, 0)  #: the flat observation's ``active`` part (who is still in)
         self.last_kl = float("nan")  #: mean KL of the last minibatch, for the logs
 
-    def set_anchor(
-        self, anchor: NumpyPolicy, active: slice | None = None, heads_up_scale: float = 1.0
-    ) -> None:
-        """Anchor to this (frozen) policy; with ``active`` (the flat observation's
-        ``active`` part) the KL is weighted by ``heads_up_scale`` at positions where two
-        players are left and by 1 elsewhere."""
+    def set_anchor(self, anchor: NumpyPolicy) -> None:
+        """Anchor to this (frozen) policy."""
         object.__setattr__(self, "_anchor", torch_actor(anchor).to(self.device))
-        if heads_up_scale != 1.0 and active is None:
-            raise ValueError("a heads-up weight for the anchor needs the observation's active part")
-        self.active = active if active is not None else slice(0, 0)
-        self.heads_up_scale = float(heads_up_scale)
 
     @property
     def anchored(self) -> bool:
@@ -118,7 +108,4 @@ class AnchoredPolicy(MaskableActorCriticPolicy):
         p = logp.exp()
         kl = (p * (logp - ref)).sum(dim=-1)
         self.last_kl = float(kl.mean().detach())
-        if self.heads_up_scale != 1.0:
-            players_in = obs.float().reshape(len(obs), -1)[:, self.active].sum(dim=-1)
-            kl = kl * th.where(players_in.round() == 2, self.heads_up_scale, 1.0)
         return values, log_prob, entropy - self.entropy_scale * kl

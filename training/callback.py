@@ -171,11 +171,8 @@ class RunCallback(BaseCallback):
     # -- the KL anchor ----------------------------------------------------------------
 
     def kl_weight(self) -> float:
-        """``--kl-coef`` now: halved every ``--kl-half-life`` steps (0: constant)."""
-        config = self.config
-        if config.kl_half_life == 0:
-            return config.kl_coef
-        return config.kl_coef * 0.5 ** (self.num_timesteps / config.kl_half_life)
+        """``--kl-coef``: the anchor's weight, the same all run long."""
+        return self.config.kl_coef
 
     def _on_rollout_end(self) -> None:
         policy = self.model.policy

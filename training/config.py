@@ -46,6 +46,9 @@ OPERATIONAL = (
 #: stored before keep_checkpoints kept every checkpoint: resuming it deletes none unless
 #: --keep-checkpoints is given)
 UNSTORED = {"keep_checkpoints": 0, "report_games": 0}
+#: Options of earlier versions that only experiments used, with the value that meant
+#: "not used": a stored run that has it resumes; one that used the option is refused.
+REMOVED = {"kl_half_life": 0, "kl_heads_up": 1.0, "improve_objective": "lives", "improve_players_in": 0}
 #: where a run's collection and evaluations run: given anew on every start (a resume
 #: takes them from its command line, else the defaults, never from config.json, which
 #: runs stored before these fields existed lack); the results do not depend on them
@@ -105,12 +108,6 @@ class TrainConfig:
         "weight of the KL divergence from the warm-start policy in PPO's loss (keeps long RL from "
         "drifting away from the warm start; 0: none; needs a warm start, imitate or init_from, and ent_coef > 0)",
     )
-    kl_half_life: int = option(0, "steps over which --kl-coef halves (0: constant)")
-    kl_heads_up: float = option(
-        1.0,
-        "the KL weight at positions with two players left, as a multiple of --kl-coef (below 1: "
-        "heads-up play may move further from the warm start than the rest; flat encoding)",
-    )
     vf_warmup: int = option(
         0,
         "steps at the start of PPO in which only the value function learns and the policy "
@@ -141,17 +138,6 @@ class TrainConfig:
     improve_lr: float = option(3e-5, "learning rate of the improvement step's fit")
     improve_kl: float = option(
         0.01, "weight of the KL divergence from the starting policy in the improvement step's fit"
-    )
-    improve_objective: str = option(
-        "lives",
-        "what the improvement step's play-outs value: 'lives' (lives lost in the round) or 'win' "
-        "(the chance to win the game, in lives at the start)",
-    )
-    improve_players_in: int = option(
-        0,
-        "measure only the improvement step's decisions taken with at most this many players in "
-        "(2: the heads up end), its games played whole so the opponent history is the table's; "
-        "0: every decision",
     )
     heads_up_teacher: str = option(
         "",
@@ -291,7 +277,6 @@ class TrainConfig:
             ("activation", self.activation, ACTIVATIONS),
             ("imitate_continuation", self.imitate_continuation, ("teacher", "behaviour")),
             ("imitate_knock_objective", self.imitate_knock_objective, OBJECTIVES),
-            ("improve_objective", self.improve_objective, OBJECTIVES),
         ):
             if value not in allowed:
                 raise ValueError(f"{name}={value!r} is not allowed; allowed values: {list(allowed)}")
@@ -315,18 +300,11 @@ class TrainConfig:
             raise ValueError(
                 "--league plays on the batched env (the stock game with lives, flat encoding, --vec auto or batched)"
             )
-        if self.kl_coef < 0 or self.kl_half_life < 0 or self.league_population < 0 or self.pfsp_power < 0:
-            raise ValueError("kl_coef, kl_half_life, league_population and pfsp_power must be 0 or more")
+        if self.kl_coef < 0 or self.league_population < 0 or self.pfsp_power < 0:
+            raise ValueError("kl_coef, league_population and pfsp_power must be 0 or more")
         if self.kl_coef > 0 and not ((self.imitate or self.init_from) and self.ent_coef > 0):
             raise ValueError(
                 "--kl-coef anchors PPO to the warm start: it needs --imitate or --init-from, and ent_coef > 0"
-            )
-        if not (math.isfinite(self.kl_heads_up) and self.kl_heads_up >= 0):
-            raise ValueError(f"kl_heads_up={self.kl_heads_up!r} must be a finite weight, 0 or more")
-        if self.kl_heads_up != 1.0 and not (self.kl_coef > 0 and self.obs_encoding == "flat"):
-            raise ValueError(
-                "--kl-heads-up weights the anchor's KL where two players are left: it needs --kl-coef > 0 "
-                "and the flat encoding"
             )
         if self.init_from and self.imitate:
             raise ValueError("init_from and imitate are two warm starts: give one of them")
@@ -398,16 +376,6 @@ class TrainConfig:
             raise ValueError(f"improve_lr={self.improve_lr!r} must be positive")
         if self.improve_kl < 0:
             raise ValueError(f"improve_kl={self.improve_kl!r} must be 0 or more")
-        if self.improve_players_in < 0 or self.improve_players_in == 1:
-            raise ValueError(
-                f"improve_players_in={self.improve_players_in!r} must be 0 (every decision) or at least 2"
-            )
-        if self.improve_players_in and not self.improve_decisions:
-            raise ValueError(
-                "improve_players_in selects the improvement step's decisions: it needs --improve-decisions"
-            )
-        if self.improve_decisions and self.improve_objective == "win":
-            check_win_objective(Rules.resolve(self.rules), self.players)
         against = [a.strip() for a in self.heads_up_against.split(",") if a.strip()]
         if against and not self.heads_up_teacher:
             raise ValueError(

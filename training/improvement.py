@@ -28,13 +28,8 @@ def model_spec(config: TrainConfig) -> str:
 
 def improvement_meta(config: TrainConfig) -> dict[str, Any]:
     """What the step's collection is: saved with it, compared when a run starts again."""
-    players_in = {"players_in": config.improve_players_in} if config.improve_players_in else {}
     return step_meta(
-        config,
-        rollouts=config.improve_rollouts,
-        objective=config.improve_objective,
-        decisions=config.improve_decisions,
-        **players_in,
+        config, rollouts=config.improve_rollouts, objective="lives", decisions=config.improve_decisions
     )
 
 
@@ -51,8 +46,6 @@ def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
         config.gamma,
         seed,
         move_rollouts=config.improve_rollouts,
-        objective=config.improve_objective,
-        players_in=config.improve_players_in,
     )
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import agents
-from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
 from training.collection import load_demonstrations
@@ -68,8 +67,7 @@ def anchor_to_warm_start(model: Any, config: TrainConfig, fresh: bool) -> None:
         raise ValueError(f"{path} is missing: a run with --kl-coef resumes with the anchor it saved")
     else:
         anchor = load_policy(path)
-    active = ObsLayout(config.players, Rules.preset(config.rules)).slices["active"]
-    model.policy.set_anchor(anchor, active, config.kl_heads_up)
+    model.policy.set_anchor(anchor)
 
 
 def check_can_go_on(config: TrainConfig, steps: int) -> None:

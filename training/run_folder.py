@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.harness.files import FolderLock, atomic_write
-from training.config import OPERATIONAL, PLACEMENT, UNSTORED, TrainConfig
+from training.config import OPERATIONAL, PLACEMENT, REMOVED, UNSTORED, TrainConfig
 from training.evaluations import best_evaluation, read_evaluations, write_evaluations
 
 CONFIG = "config.json"
@@ -155,6 +155,13 @@ def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
         names = {f.name for f in dataclasses.fields(TrainConfig)}
         if not isinstance(stored, dict):
             raise ValueError("it is not a JSON object")
+        used = sorted(k for k, unused in REMOVED.items() if k in stored and stored[k] != unused)
+        if used:
+            raise ValueError(
+                f"the run uses {', '.join(used)}, an experiment's option this train.py no longer has "
+                "(resume it with the version that made it)"
+            )
+        stored = {k: v for k, v in stored.items() if k not in REMOVED}
         defaults = {f.name: f.default for f in dataclasses.fields(TrainConfig)}
         # an option added since the run was made takes what the train.py the run was made
         # with did: its default (added options default to what came before them), else
