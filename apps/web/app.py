@@ -200,13 +200,10 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
                 504, f"the opponents took more than {config.move_seconds:g} s to move: the game was stopped"
             ) from None
         except TimeoutError:
-            if game is not None:
-                game.stop(
-                    f"the opponents took more than {config.move_seconds:g} s to move: the game was stopped"
-                )
-            raise HTTPException(
-                504, f"no answer within {config.move_seconds:g} s: the game was stopped"
-            ) from None
+            if game is None:
+                raise HTTPException(504, f"no answer within {seconds:g} s") from None
+            game.stop(f"an opponent gave no move within {config.move_seconds:g} s: the game was stopped")
+            raise HTTPException(504, game.stopped) from None
         except (Busy, TableFull) as e:
             raise HTTPException(503, str(e)) from None
         except (ValueError, OSError) as e:  # (after TimeoutError, an OSError)
