@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo gauntlet bench lint format clean rllib web agent-4p agent-4p-hu
+.PHONY: test demo gauntlet bench lint format clean rllib web agent-4p-hu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -60,18 +60,12 @@ GAUNTLET_GAMES ?= 400
 gauntlet: $(STAMP)
 	$(PY) evaluate.py --gauntlet ppo --seats 4 --games $(GAUNTLET_GAMES) --workers 2
 
-# The recipe of the 4-player agent shipped before the current one (W12, the 4p card): imitation
-# of search with the knock weighted, then rounds of DAgger with measured knocks (the third
-# valued by the chance to win the game), an RL phase (`rl1`: a refit over the pooled
-# decisions as the warm start, sharpened 3x, the KL anchor, and 4 million PPO steps in the
-# league), a DAgger round of that agent at tables drawn per seat from search, greedy and
-# Blitz31 (knocks valued by lives), and the RL phase again over all four rounds' decisions;
-# 109 minutes on 2 cores (timed in one piece). Runs go to runs/$(AGENT)-*; the agent is
-# runs/$(AGENT)-rl/final_model.zip, then checked against three experts (2,000 games, a
-# seed no step used).
+# The shipped 4-player agent's recipe (agent-4p-hu below; the first six runs are WARM_START):
+# imitation of search with the knock weighted, rounds of DAgger with measured knocks (the third
+# valued by the chance to win the game), an RL phase (`rl1`: a refit over the pooled decisions
+# as the warm start, sharpened 3x, the KL anchor, and 4 million PPO steps in the league). Runs
+# go to runs/$(AGENT)-*.
 AGENT ?= agent4p-$(shell date +%Y%m%d-%H%M%S)
-# the k8 round's tables: one player drawn per seat per game from these
-K8_OPPONENTS ?= search,greedy,greedy,blitz31
 # decisions of agent-4p-hu's improvement step (every legal move measured by 8 play-outs)
 IMPROVE_DECISIONS ?= 160000
 # agent-4p-hu's heads-up teacher: the tables it plays (one player drawn per seat), the weight of a
@@ -108,21 +102,12 @@ define WARM_START
 	$(PY) train.py --run-name $(AGENT)-rl1 $(RL) \
 		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz
 endef
-agent-4p: $(STAMP)
-	$(WARM_START)
-	$(PY) train.py --run-name $(AGENT)-k8 $(K) --opponents $(K8_OPPONENTS) \
-		--imitate-behaviour ppo:path=runs/$(AGENT)-rl1/final_model.zip --imitate-continuation behaviour \
-		--imitate-knock-rollouts 4 --imitate-knock-objective lives --imitate-decisions 600000 --imitate-epochs 1 --seed 83
-	$(PY) train.py --run-name $(AGENT)-rl $(RL) \
-		--imitate-from runs/$(AGENT)-k1/demonstrations.npz,runs/$(AGENT)-k2/demonstrations.npz,runs/$(AGENT)-k6/demonstrations.npz,runs/$(AGENT)-k8/demonstrations.npz
-	$(PY) evaluate.py --players ppo:path=runs/$(AGENT)-rl/final_model.zip expert expert expert --games 2000 \
-		--workers 2 --seed 21 --out results/$(AGENT)-vs-experts
 # The shipped 4-player agent's recipe (agents/models/ppo_standard_4p.md): the first six steps
 # above, then in place of `k8` and `rl` a step of policy improvement by measured moves (`imp`,
 # with the opponent history in the observation) and the heads-up teacher (`hu`: the expert
 # labels the decisions taken with two players in against HEADS_UP_AGAINST's players, greedy by
 # default; empty: every end): 88.6 minutes on 2 cores (timed in one piece); the agent is
-# runs/$(AGENT)-hu/final_model.zip. `agent-4p` above trains the model shipped before it.
+# runs/$(AGENT)-hu/final_model.zip. Earlier shipped models play by zoo id (ppo:model=ppo_standard_4p-v4).
 agent-4p-hu: $(STAMP)
 	$(WARM_START)
 	$(PY) train.py --run-name $(AGENT)-imp --init-from runs/$(AGENT)-rl1/final_model.zip --opponent-history \

@@ -50,7 +50,9 @@ from thirtyone_env.harness.files import atomic_write
 #: model card ``<name>.md``.
 ZOO = Path(__file__).resolve().parent / "models"
 #: The zoo's 4-player standard-rules agent.
-SHIPPED_MODEL = ZOO / "ppo_standard_4p.zip"
+SHIPPED_MODEL = ZOO / "ppo_standard_4p-v5.zip"
+#: A zoo file's stem: ``<name>-v<version>`` (``ppo_standard_4p-v5``), its id.
+VERSIONED = re.compile(r"(.+)-v(\d+)")
 
 ACTIVATIONS = {
     "Tanh": np.tanh,
@@ -342,19 +344,23 @@ def rules_name(rules: Any) -> str:
 class ZooModel(NamedTuple):
     """A model of the zoo and the table it was trained for."""
 
-    name: str  #: the file's stem; its model card is ``<name>.md`` beside it
+    name: str  #: its id, the file's stem (``ppo_standard_4p-v5``)
     path: Path
     players: int
     rules: Any  #: a :class:`~thirtyone_env.game.rules.Rules`
+    base: str = ""  #: the id without its version; the model card is ``<base>.md``
+    version: int = 0  #: ``-v<k>`` of the id (0: an id without one)
 
     def label(self) -> str:
         return f"{self.players} players {preset_of(self.rules) or 'custom rules'} ({self.name})"
 
 
 def zoo(folder: str | os.PathLike | None = None) -> list[ZooModel]:
-    """Every model of the zoo (``folder``, default :data:`ZOO`), by name: each ``*.zip``
+    """Every model of the zoo (``folder``, default :data:`ZOO`), by id: each ``*.zip``
     with the table its own description names (nothing else is kept, so the index
-    cannot go stale). A zip whose description names no table, or two models for one
+    cannot go stale). A table may have several versions of one model
+    (``NAME-v1.zip``, ``NAME-v2.zip``: :func:`zoo_model` plays the newest, an id picks
+    one); a zip whose description names no table, or two different models for one
     table, raise ``ValueError`` naming the files: the zoo never guesses."""
     folder = Path(ZOO if folder is None else folder)
     files = sorted(folder.glob("*.zip"))
@@ -366,12 +372,28 @@ def zoo(folder: str | os.PathLike | None = None) -> list[ZooModel]:
                 f"zoo model {path} names no table in its {DESCRIPTION} (save it with train.py, "
                 "or add one with agents.ppo.with_description)"
             )
-        models.append(ZooModel(path.stem, path, *table))
+        found = VERSIONED.fullmatch(path.stem)
+        base, version = (found.group(1), int(found.group(2))) if found else (path.stem, 0)
+        models.append(ZooModel(path.stem, path, *table, base=base, version=version))
     for i, a in enumerate(models):
         for b in models[i + 1 :]:
-            if (a.players, a.rules) == (b.players, b.rules):
-                raise ValueError(f"zoo models {a.path} and {b.path} are both for {a.label()}: keep one")
+            versions_of_one = a.base == b.base and a.version != b.version
+            if (a.players, a.rules) == (b.players, b.rules) and not versions_of_one:
+                raise ValueError(
+                    f"zoo models {a.path} and {b.path} are both for {a.label()}: keep one "
+                    "(versions of one model share its name: NAME-v1, NAME-v2, ...)"
+                )
     return models
+
+
+def zoo_by_id(model_id: str, folder: str | os.PathLike | None = None) -> ZooModel:
+    """The zoo model whose id is ``model_id`` exactly (``ppo_standard_4p-v3``: an earlier
+    version too); ``ValueError`` naming the ids there are."""
+    models = zoo(folder)
+    for model in models:
+        if model.name == model_id:
+            return model
+    raise ValueError(f"no zoo model {model_id!r}; the zoo's ids are {sorted(m.name for m in models)}")
 
 
 def zoo_model(num_players: int, rules: Any, folder: str | os.PathLike | None = None) -> ZooModel:
@@ -379,10 +401,13 @@ def zoo_model(num_players: int, rules: Any, folder: str | os.PathLike | None = N
     naming the table and what the zoo has when none is."""
     folder = Path(ZOO if folder is None else folder)
     models = zoo(folder)
-    for model in models:
-        if (model.players, model.rules) == (num_players, rules):
-            return model
-    available = "; ".join(m.label() for m in models) or f"none (no model in {folder})"
+    fits = [m for m in models if (m.players, m.rules) == (num_players, rules)]
+    if fits:
+        return max(fits, key=lambda m: m.version)  # the newest version
+    newest = {(m.players, m.rules): m for m in sorted(models, key=lambda m: m.version)}  # one a table
+    available = "; ".join(m.label() for m in models if newest[(m.players, m.rules)] == m) or (
+        f"none (no model in {folder})"
+    )
     raise ValueError(
         f"no zoo model for {num_players} players with {rules_name(rules)}; available: {available}"
     )
@@ -800,12 +825,17 @@ class PPOPlayer(PolicyPlayer):
             model for is refused, naming what it has).
         deterministic: play the most likely legal action; else sample from the
             masked action distribution with the generator handed to ``reset``.
+        model: a zoo id (``ppo_standard_4p-v3``): exactly that model, an earlier
+            version too (``None``: by ``path``, or the zoo's newest for the table).
     """
 
     #: the option naming a file (it travels with the spec to other machines, :mod:`agents.portable`)
     FILE_OPTIONS = ("path",)
 
-    def __init__(self, path: str | None = None, deterministic: bool = True) -> None:
+    def __init__(self, path: str | None = None, deterministic: bool = True, model: str | None = None) -> None:
+        self.check_options(path, deterministic, model)
+        if model is not None:
+            path = str(zoo_by_id(model).path)
         self.path = path
         self.from_zoo = path is None
         self._table: tuple[int, Any] | None = None  # the last table check_table accepted
@@ -830,11 +860,16 @@ class PPOPlayer(PolicyPlayer):
         ][:1]
 
     @staticmethod
-    def check_options(path: str | None = None, deterministic: bool = True) -> None:
+    def check_options(path: str | None = None, deterministic: bool = True, model: str | None = None) -> None:
         """What :func:`agents.check_spec` checks without reading the model: that the
-        file is there (the zoo's model is picked at the table)."""
+        file is there, or that the zoo has the model id (the zoo's newest model for the
+        table is picked at the table when neither is given)."""
+        if path is not None and model is not None:
+            raise ValueError("give the model by path or by zoo id (model=), not both")
         if path is not None and not Path(path).is_file():
             raise ValueError(f"model file not found: {path}")
+        if model is not None:
+            zoo_by_id(model)
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
         if self.policy is None:

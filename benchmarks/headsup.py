@@ -1,6 +1,6 @@
 """Heads-up ends: one player minus another at the drawn heads-up end of a game.
 
-    python benchmarks/headsup.py ppo:path=agents/models/ppo_standard_4p.zip expert \\
+    python benchmarks/headsup.py ppo:path=agents/models/ppo_standard_4p-v5.zip expert \\
         --opponent greedy --games 8000 --workers 2
 
 A full-game ablation (``benchmarks/ablation.py --by-players-in``) meets the heads-up end

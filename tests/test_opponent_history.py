@@ -193,7 +193,7 @@ def test_a_teacher_without_the_history_labels_a_learner_that_has_it():
     from agents.ppo import PPOPlayer
     from training.imitation import collect
 
-    teacher = PPOPlayer("agents/models/ppo_stop_the_bus_4p.zip")  # trained without the history
+    teacher = PPOPlayer("agents/models/ppo_stop_the_bus_4p-v1.zip")  # trained without the history
     env = ThirtyOneEnv(4, "stop_the_bus", opponent_history=True)
     demos = collect(env, teacher, 60, 0.99, seed=2)
     layout = env.obs_layout

@@ -20,7 +20,7 @@ from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 from thirtyone_env.harness.parallel import Backend
 
 ROOT = Path(__file__).resolve().parents[1]
-ZOO_4P = ROOT / "agents" / "models" / "ppo_standard_4p.zip"
+ZOO_4P = ROOT / "agents" / "models" / "ppo_standard_4p-v5.zip"
 
 BOT = """
 import numpy as np

@@ -93,7 +93,7 @@ def test_a_node_lost_mid_run_costs_nothing(cluster):
     assert sum(done) == config.total_games
 
 
-ZOO_4P = Path(__file__).resolve().parents[1] / "agents" / "models" / "ppo_standard_4p.zip"
+ZOO_4P = Path(__file__).resolve().parents[1] / "agents" / "models" / "ppo_standard_4p-v5.zip"
 BOT = """
 import numpy as np
 

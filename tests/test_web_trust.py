@@ -88,7 +88,7 @@ def test_players_are_held_to_bounds(client):
         ("search:worlds=100000000", "allows 1..256"),
         ("search:backend=python", "cannot be set at the web table"),
         ("ppo:path=/etc/passwd", "without a folder"),
-        ("ppo:path=../agents/models/ppo_standard_2p.zip", "without a folder"),
+        ("ppo:path=../agents/models/ppo_standard_2p-v2.zip", "without a folder"),
         ("ppo:path=nothing.zip", "no such model"),
         ("greedy:knock_at=nan", "knock_at"),
     ]:
@@ -96,10 +96,10 @@ def test_players_are_held_to_bounds(client):
         assert r.status_code == 400 and message in r.json()["detail"], (spec, r.text)
     r = client.post(
         "/api/games",
-        json={"opponents": ["search:worlds=8,batch=4,time_limit=0.05", "ppo:path=ppo_standard_3p.zip"]},
+        json={"opponents": ["search:worlds=8,batch=4,time_limit=0.05", "ppo:path=ppo_standard_3p-v1.zip"]},
     )
     assert r.status_code == 200, r.text
-    assert "ppo_standard_3p.zip" in client.get("/api/options").json()["models"]
+    assert "ppo_standard_3p-v1.zip" in client.get("/api/options").json()["models"]
 
 
 def test_with_allow_code_the_server_says_so_and_still_calls_no_bare_function(tmp_path):

@@ -75,7 +75,7 @@ def test_the_default_ppo_picks_the_zoo_model_of_its_table(three_zoo):
     for players, rules, name in [
         (3, "cut_throat", "ct3"),
         (4, "blitz31", "b4"),
-        (4, "standard", "ppo_standard_4p"),
+        (4, "standard", "ppo_standard_4p-v5"),
     ]:
         player = agents.make("ppo")
         player.check_table(players, Rules.preset(rules))
@@ -86,7 +86,7 @@ def test_the_default_ppo_picks_the_zoo_model_of_its_table(three_zoo):
     player = agents.from_spec("ppo")
     player.check_table(3, Rules.preset("cut_throat"))
     player.check_table(4, STANDARD)
-    assert player.path == str(three_zoo / "ppo_standard_4p.zip")
+    assert player.path == str(three_zoo / "ppo_standard_4p-v5.zip")
 
 
 def test_every_place_that_seats_a_player_tells_it_the_table(three_zoo):
@@ -124,10 +124,13 @@ def test_the_zoo_player_plays_the_shipped_agents_decisions():
             obs, info = env.reset()
 
 
-@pytest.mark.parametrize("model", zoo(), ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    "model", [m for m in zoo() if zoo_model(m.players, m.rules) == m], ids=lambda m: m.name
+)
 def test_every_zoo_model_is_what_the_zoo_player_plays_at_its_table(model):
     """At each zoo model's own table (a variant's table moves included), the default
-    ``ppo`` player is that file, decision for decision, and plays only legal moves."""
+    ``ppo`` player is that file (its newest version), decision for decision, and plays
+    only legal moves."""
     zoo_player, direct = agents.make("ppo"), PPOPlayer(str(model.path))
     opponents = [GreedyPolicy() for _ in range(model.players - 1)]
     env = ThirtyOneEnv(
@@ -147,9 +150,9 @@ def test_every_zoo_model_is_what_the_zoo_player_plays_at_its_table(model):
 
 
 def test_a_table_with_no_zoo_model_is_refused_naming_what_is_available(three_zoo):
-    available = "4 players standard (ppo_standard_4p); 4 players blitz31 (b4); 3 players cut_throat (ct3)"
+    available = "4 players standard (ppo_standard_4p-v5); 4 players blitz31 (b4); 3 players cut_throat (ct3)"
     expected = "no zoo model for 3 players with rules 'pagat'; available: "
-    assert {m.label() for m in zoo()} == set(available.split("; "))
+    assert {m.label() for m in zoo()} == set(available.split("; "))  # (the three-model zoo)
     player = agents.make("ppo")
     with pytest.raises(ValueError, match=re.escape(expected)) as err:
         player.check_table(3, Rules.preset("pagat"))
@@ -170,7 +173,7 @@ def test_the_shipped_zoo_refuses_a_table_it_has_no_model_for():
         player.check_table(3, Rules.preset("pagat"))
     message = str(err.value)
     assert message.startswith("no zoo model for 3 players with rules 'pagat'; available: ")
-    assert "4 players standard (ppo_standard_4p)" in message
+    assert "4 players standard (ppo_standard_4p-v5)" in message and "-v4" not in message
     assert player.policy is None  # and it still refuses to play
     done = subprocess.run(
         [
@@ -211,24 +214,54 @@ def test_an_explicit_path_is_still_refused_at_a_table_it_was_not_trained_for(thr
 
 def test_the_zoo_index_matches_the_model_files():
     """Every zip in agents/models names its table, loads as a network of that table's
-    sizes, has its card (which names it and its table), and no two share a table."""
+    sizes, has its card (one a model, for all its versions: it names the model and its
+    table), no two models share a table, and a table's model is its newest version."""
     models = zoo()
     assert sorted(m.name for m in models) == sorted(p.stem for p in ZOO.glob("*.zip"))
     assert sorted(p.stem for p in ZOO.glob("*.md")) == sorted(
-        m.name for m in models
+        {m.base for m in models}
     )  # no card without a model
-    assert len({(m.players, m.rules) for m in models}) == len(models)
-    assert "ppo_standard_4p" in {m.name for m in models}
+    assert len({(m.players, m.rules) for m in models}) == len({m.base for m in models})
+    assert {m.name for m in models} >= {f"ppo_standard_4p-v{k}" for k in range(1, 6)}
     for m in models:
+        assert m.version >= 1 and m.name == f"{m.base}-v{m.version}"
         policy = load_policy(m.path)
         layout = ObsLayout(m.players, m.rules)  # the flat observation, with the history part or not
         assert policy.input_size in (layout.size, layout.with_history().size)
         assert policy.num_actions == num_actions(m.rules)
-        assert zoo_model(m.players, m.rules) == m
-        title = (ZOO / f"{m.name}.md").read_text().splitlines()[0]
+        newest = max((x for x in models if x.base == m.base), key=lambda x: x.version)
+        assert zoo_model(m.players, m.rules) == newest
+        card = (ZOO / f"{m.base}.md").read_text()
+        title = card.splitlines()[0]
         assert title.startswith(
-            f"# {m.name}: {m.players} players, {ppo.preset_of(m.rules) or 'custom'} rules"
+            f"# {m.base}: {m.players} players, {ppo.preset_of(m.rules) or 'custom'} rules"
         ), title
+        assert f"`{m.name}`" in card  # every version is listed in its card
+
+
+def test_an_earlier_version_plays_by_its_id_and_the_newest_by_default():
+    standard = Rules.preset("standard")
+    newest, older = agents.make("ppo"), agents.from_spec("ppo:model=ppo_standard_4p-v4")
+    for player in (newest, older):
+        player.check_table(4, standard)
+    assert newest.path.endswith("ppo_standard_4p-v5.zip") and older.path.endswith("ppo_standard_4p-v4.zip")
+    assert older.policy.input_size != newest.policy.input_size  # v4 reads no opponent history
+    with pytest.raises(ValueError, match="no zoo model 'ppo_standard_4p-v9'; the zoo's ids are"):
+        agents.from_spec("ppo:model=ppo_standard_4p-v9")
+    with pytest.raises(ValueError, match="not both"):
+        agents.from_spec(f"ppo:model=ppo_standard_4p-v4,path={SHIPPED_MODEL}")
+
+
+def test_versions_of_one_model_may_share_a_table_two_models_may_not(tmp_path):
+    folder = tmp_path / "zoo"
+    folder.mkdir()
+    raw = SHIPPED_MODEL.read_bytes()
+    for name in ("mine-v1", "mine-v2"):
+        (folder / f"{name}.zip").write_bytes(raw)
+    assert zoo_model(4, Rules.preset("standard"), folder).name == "mine-v2"
+    (folder / "other-v3.zip").write_bytes(raw)
+    with pytest.raises(ValueError, match="are both for 4 players standard .*keep one"):
+        zoo(folder)
 
 
 def test_a_zoo_file_that_names_no_table_or_a_second_model_for_a_table_is_refused(tmp_path, foreign):

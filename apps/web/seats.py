@@ -87,7 +87,8 @@ BOUNDS: dict[str, dict[str, Bound]] = {
         "batch": Bound(2, 16),
         "stop": Bound(0, 10),
     },
-    "ppo": {"path": Bound(), "deterministic": FLAG},  # path: a model's file name, see resolve_model
+    # path: a model's file name (see resolve_model); model: a zoo id, checked by the player
+    "ppo": {"path": Bound(), "deterministic": FLAG, "model": Bound()},
     "population": {
         "split": Bound(choices=("train", "held_out")),
         "seed": Bound(0, 2**31 - 1),
@@ -141,7 +142,7 @@ class Seating:
                 raise ValueError(
                     f"player {name!r} option {key!r} cannot be set at the web table (options: {settable})"
                 )
-            if name == "ppo" and key == "path":
+            if name == "ppo" and key in ("path", "model"):
                 continue
             allowed[key].check(name, key, value)
         if name == "ppo" and options.get("path") is not None:
