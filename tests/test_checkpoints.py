@@ -10,10 +10,10 @@ import tempfile
 import pytest
 from train_helpers import TINY
 
-from training.cli import build_parser, config_from_args
 from training.config import TrainConfig
 from training.evaluations import best_evaluation, read_evaluations, write_evaluations
 from training.run import train
+from training.run_cli import build_parser, config_from_args
 from training.run_folder import stored_config
 
 #: a tiny run without evaluations, a checkpoint every 128 steps (6 by 768 steps)

@@ -177,7 +177,7 @@ def test_train_never_unpickles_an_opponent_or_its_checkpoint(tmp_path, honest):
     mine.write_text(
         "class First:\n    def act(self, observation, action_mask):\n        return int(action_mask.argmax())\n"
     )
-    base = [sys.executable, str(ROOT / "train.py")]
+    base = [sys.executable, "-m", "training.run_cli"]
     tiny = ["--total-timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64",
             "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8", "--eval-every", "0",
             "--checkpoint-every", "128", "--opponents", f"random,ppo:path={crafted},{mine}:First", "--no-progress",

@@ -46,7 +46,7 @@ def sweep_env():
 
 def sweep_cmd(path, *extra):
     return subprocess.run(
-        [sys.executable, str(ROOT / "train.py"), "--sweep", str(path), *extra],
+        [sys.executable, "-m", "training.run_cli", "--sweep", str(path), *extra],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -142,7 +142,7 @@ def test_a_sweep_killed_mid_trial_goes_on_as_if_uninterrupted(tmp_path):
     second = folder / "trial_00001"
     with (tmp_path / "killed.log").open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "train.py"), "--sweep", str(path)],
+            [sys.executable, "-m", "training.run_cli", "--sweep", str(path)],
             cwd=ROOT,
             env=sweep_env(),
             stdout=log,

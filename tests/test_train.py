@@ -219,7 +219,7 @@ def interrupted_run(tmp_path, name, stop):
         "--eval-every", "0", "--checkpoint-every", "1000000",
     ]  # fmt: skip
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "train.py"), *args],
+        [sys.executable, "-m", "training.run_cli", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -412,7 +412,7 @@ def test_imitation_options_are_checked(tmp_path, extra, message):
 def test_every_option_is_a_config_field_with_its_own_help():
     """``--help`` is built from each ``TrainConfig`` field's metadata (no reading of
     source code): every field has help text, shown with its default under its flag."""
-    from training.cli import build_parser
+    from training.run_cli import build_parser
 
     fields = dataclasses.fields(TrainConfig)
     options = {a.dest: a for a in build_parser()._actions}
@@ -425,13 +425,26 @@ def test_every_option_is_a_config_field_with_its_own_help():
 
 
 def test_train_py_is_a_thin_script_over_the_package():
-    """train.py defines nothing: its docstring and ``main`` of ``training.cli``;
-    its ``--help`` lists every option with its help."""
+    """train.py defines nothing: its docstring and ``main`` of ``training.cli``, the
+    recipe command, whose ``--help`` lists at most 25 options; every option of a
+    single run is in ``python -m training.run_cli --help``."""
     tree = ast.parse((ROOT / "train.py").read_text())
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.Assign)]
     assert any(isinstance(n, ast.ImportFrom) and n.module == "training.cli" for n in tree.body)
-    r = run_train("--help", timeout=120)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert r.returncode == 0 and r.stdout.startswith("usage: train.py ")
+    from training.cli import build_parser as recipe_parser
+
+    flags = [a for a in recipe_parser()._actions if a.option_strings]
+    assert len(flags) <= 25, [a.option_strings for a in flags]
+    r = run_train("--help", timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m training.run_cli ")
     text = " ".join(r.stdout.split())
     for f in dataclasses.fields(TrainConfig):
         assert " ".join(f.metadata["help"].split()) in text, f.name

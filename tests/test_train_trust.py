@@ -22,7 +22,7 @@ from train_helpers import ROOT, TINY, WARM
 
 from agents.ppo import SHIPPED_MODEL
 from thirtyone_env.harness.files import FolderLock
-from training import cli, collection
+from training import collection, run_cli
 from training.config import TrainConfig
 from training.envs import make_vec, observation_shape
 from training.evaluations import write_evaluations
@@ -30,7 +30,7 @@ from training.imitation import Demonstrations
 
 
 def main(*args: str) -> int:
-    return cli.main(list(args))
+    return run_cli.main(list(args))
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_a_second_run_on_a_locked_folder_is_refused(finished, tmp_path, capsys):
 def test_two_processes_on_one_run_folder(tmp_path):
     """Two real train.py processes: the second is refused while the first runs."""
     args = [
-        sys.executable, str(ROOT / "train.py"), "--run-name", "x", "--runs-dir", str(tmp_path), *TINY,
+        sys.executable, "-m", "training.run_cli", "--run-name", "x", "--runs-dir", str(tmp_path), *TINY,
         "--total-timesteps", "10000000", "--eval-every", "0", "--checkpoint-every", "10000000",
     ]  # fmt: skip
     first = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -197,7 +197,7 @@ def test_bad_options_exit_2_before_any_folder(args, message, tmp_path, capsys):
     runs.mkdir()
     assert main("--run-name", "r", "--runs-dir", str(runs), *TINY, *args) == 2
     err = capsys.readouterr().err
-    assert err.startswith("train.py: error: ") and message in err, err
+    assert err.startswith("python -m training.run_cli: error: ") and message in err, err
     assert list(runs.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
 
 
@@ -371,8 +371,8 @@ def test_demonstrations_of_another_table_are_refused(finished, tmp_path, capsys)
 # -- 7: Ctrl-C in the warm start; a folder without a checkpoint -------------------------------
 
 SCRIPT = (
-    "import sys; from training import cli, collection; "
-    "collection.IMITATION_CHUNK = {chunk}; sys.exit(cli.main(sys.argv[1:]))"
+    "import sys; from training import collection, run_cli; "
+    "collection.IMITATION_CHUNK = {chunk}; sys.exit(run_cli.main(sys.argv[1:]))"
 )
 
 
@@ -424,7 +424,7 @@ def test_ctrl_c_in_the_warm_start_keeps_the_decisions_and_resume_goes_on(tmp_pat
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
     assert f"decisions saved to {run / 'demonstrations.partial.npz'}" in err
-    assert f"python train.py --resume {run}" in err
+    assert f"--resume {run} (a recipe run" in err
     partial = Demonstrations.load(run / "demonstrations.partial.npz")
     assert 0 < len(partial) < total and len(partial) % chunk == 0
     assert not (run / "demonstrations.npz").exists() and not (run / "checkpoints").exists()

@@ -31,7 +31,7 @@ def outputs(nb) -> list[str]:
 
 def test_the_training_notebook_reads_a_3_player_cut_throat_run(tmp_path, monkeypatch):
     done = subprocess.run(
-        [sys.executable, str(ROOT / "train.py"), "--run-name", "ct3", "--runs-dir", str(tmp_path)]
+        [sys.executable, "-m", "training.run_cli", "--run-name", "ct3", "--runs-dir", str(tmp_path)]
         + ["--players", "3", "--rules", "cut_throat", *TINY],
         capture_output=True,
         text=True,

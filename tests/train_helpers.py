@@ -20,7 +20,7 @@ WARM = ["--imitate", "greedy", "--imitate-decisions", "300", "--imitate-epochs",
 def run_train(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run ``train.py`` with ``args`` from the repository root, its output captured."""
     return subprocess.run(
-        [sys.executable, str(ROOT / "train.py"), *args],
+        [sys.executable, "-m", "training.run_cli", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

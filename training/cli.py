@@ -1,91 +1,177 @@
-"""The command line of ``train.py``: one option per :class:`TrainConfig` field (its
-``--help`` text from the field's metadata), ``--resume RUN_DIR`` and ``--no-progress``.
-Bad input exits with code 2 and ``train.py: error: ...``, never a traceback; Ctrl-C
-(or SIGTERM) exits with 130 once the run saved what it could."""
+"""The command line of ``train.py``: run a recipe of training steps.
+
+    train.py --rules cut_throat --players 3         # the default recipe for that table
+    train.py --rules standard --teacher none        # ... learning with no hand-written teacher
+    train.py recipes/ppo_standard_4p.toml           # a recipe file (the zoo's are in recipes/)
+    train.py --resume runs/default_standard_4p_1    # go on where a recipe run stopped
+
+Step options live in the recipe files (``--steps`` lists them); ``--set STEP.OPTION=VALUE``
+changes one for a run. Bad input exits with code 2 and one line naming the problem
+(for a recipe: the file, the step and the option) before any work; Ctrl-C or SIGTERM
+exits with 130 once the running step saved what it could.
+"""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from training.config import TrainConfig
-from training.run import train
-from training.run_folder import stored_config
-
 PROG = "train.py"
-#: argparse's type of each field type (a bool field is a --flag / --no-flag pair)
-ARG_TYPES = {"int": int, "float": float, "str": str}
+#: what ``--resume`` may give anew: where and how long, never what is trained
+RESUMABLE = ("time_limit", "workers", "cluster", "ray_address", "device", "report_games", "keep_worse")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser: an option per config field (only those given are set)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Train a Thirty-One player with MaskablePPO.",
-        argument_default=argparse.SUPPRESS,
+        description="Train a Thirty-One player by a recipe of steps (imitation, policy improvement by "
+        "measured moves, the heads-up teacher, PPO), with a report of what each step added.",
+        epilog="Step kinds and their options: train.py --steps. One run by flags, every option of "
+        "every step: python -m training.run_cli --help.",
     )
-    for f in dataclasses.fields(TrainConfig):
-        flags = ["--" + f.name.replace("_", "-"), *f.metadata.get("aliases", ())]
-        help_text = f"{f.metadata['help']} (default: {f.default})"
-        if f.type == "bool":
-            parser.add_argument(*flags, action=argparse.BooleanOptionalAction, help=help_text)
-        else:
-            parser.add_argument(*flags, type=ARG_TYPES[str(f.type)], help=help_text)
-    parser.add_argument(
-        "--resume", metavar="RUN_DIR", default=None, help="go on with the run in this folder (its config)"
-    )
-    parser.add_argument("--no-progress", action="store_true", default=False, help="no progress bar")
-    parser.add_argument(
-        "--sweep",
-        metavar="FILE",
+    add = parser.add_argument
+    add("recipe", nargs="?", default=None, help="a recipe file (TOML); without it, the default recipe")
+    add("--rules", default=None, help="the rules preset of the default recipe's table (default: standard)")
+    add("--players", type=int, default=None, help="the table size of the default recipe (default: 4)")
+    add(
+        "--teacher",
         default=None,
-        help="run the sweep in this JSON file as Ray Tune trials with ASHA (training.sweep; "
-        "with --ray-address to join a cluster)",
+        help="the player the default recipe learns from ('expert', any player spec), or 'none': "
+        "learning from its own play only (default: expert)",
     )
+    add(
+        "--opponents", default=None, help="comma-separated player specs of the table (the recipe's otherwise)"
+    )
+    add("--seed", type=int, default=None, help="the recipe's seed (the recipe's otherwise)")
+    add(
+        "--set",
+        metavar="STEP.OPTION=VALUE",
+        action="append",
+        default=[],
+        help="change one option of the recipe for this run: table.OPTION, a step's name (imitation.decisions=1000) "
+        "or steps.OPTION for every step that has it; repeatable",
+    )
+    add(
+        "--run-name",
+        default=None,
+        help="the run's folder under --runs-dir (default: the recipe's name, numbered)",
+    )
+    add("--runs-dir", default="runs", help="the folder of run folders (default: runs)")
+    add(
+        "--time-limit",
+        type=float,
+        default=0.0,
+        help="seconds for the whole recipe: no step starts after it, a running one stops at it, and "
+        "a step marked until_time repeats until it (0: none; default 0)",
+    )
+    add(
+        "--report-games",
+        type=int,
+        default=None,
+        help="games a report table starts with, played on until a 2-point difference is resolved "
+        "(0: no comparison; the recipe's otherwise)",
+    )
+    add("--keep-worse", action="store_true", help="keep a step's model even when it is significantly worse")
+    add("--workers", type=int, default=0, help="processes of the collections and comparisons (0: automatic)")
+    add("--cluster", default="local", choices=("local", "ray"), help="where they run (default: local)")
+    add("--ray-address", default="", help="the Ray cluster to join with --cluster ray")
+    add("--device", default="cpu", help="the torch device of the fits and PPO (default: cpu)")
+    add("--resume", metavar="RUN_DIR", default=None, help="go on with the recipe run in this folder")
+    add("--show", action="store_true", help="print the recipe as it would run (every option) and exit")
+    add("--steps", action="store_true", help="list the step kinds and their options and exit")
+    add("--no-progress", action="store_true", help="no progress bars")
     return parser
 
 
-def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
-    """The run's config and whether it resumes a run folder's."""
-    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress", "sweep")}
-    resume = getattr(args, "resume", None)
-    if resume is None:
-        return TrainConfig(**given), False
-    return stored_config(Path(resume), given), True
+def _settings(pairs: list[str]) -> dict[str, Any]:
+    from training.recipe import RecipeError, parse_value
+
+    out = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise RecipeError(f"--set {pair!r}: give STEP.OPTION=VALUE")
+        out[key.strip()] = parse_value(value.strip())
+    return out
 
 
-def sweep_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``--sweep FILE``: the sweep's trials on Ray; its summary table. Exit code 1
-    when a trial failed (its error is in the summary)."""
-    import importlib.util
+def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
+    """The recipe, its run folder, where it runs, and whether it resumes."""
+    from training.recipe import RecipeError, default, read, with_settings
+    from training.recipe_run import Placement, stored_recipe
 
-    from training import sweep as sw
+    place = Placement(
+        workers=args.workers,
+        cluster=args.cluster,
+        ray_address=args.ray_address,
+        device=args.device,
+        time_limit=args.time_limit,
+        keep_worse=args.keep_worse,
+        report_games=args.report_games,
+    )
+    if args.time_limit < 0 or args.workers < 0 or (args.report_games or 0) < 0:
+        raise RecipeError("--time-limit, --workers and --report-games must be 0 or more")
+    if args.resume is not None:
+        given = [
+            flag
+            for flag, value in (
+                ("recipe", args.recipe),
+                ("--rules", args.rules),
+                ("--players", args.players),
+                ("--teacher", args.teacher),
+                ("--opponents", args.opponents),
+                ("--seed", args.seed),
+                ("--set", args.set or None),
+                ("--run-name", args.run_name),
+            )
+            if value is not None
+        ]
+        if given:
+            raise RecipeError(f"--resume goes on with the run's own recipe: drop {', '.join(given)}")
+        root = Path(args.resume)
+        return stored_recipe(root), root, place, True
+    if args.recipe is not None:
+        given = [
+            f
+            for f, v in (("--rules", args.rules), ("--players", args.players), ("--teacher", args.teacher))
+            if v
+        ]
+        if given:
+            raise RecipeError(
+                f"{', '.join(given)} choose the default recipe's table; a recipe file names its own "
+                "(change it with --set table.rules=...)"
+            )
+        recipe = read(args.recipe)
+        stem = Path(args.recipe).stem
+    else:
+        rules, players = args.rules or "standard", args.players if args.players is not None else 4
+        teacher = args.teacher or "expert"
+        recipe = default(rules, players, teacher)
+        stem = f"{'no_teacher' if teacher == 'none' else 'default'}_{rules}_{players}p"
+    settings = _settings(args.set)
+    if args.opponents is not None:
+        settings["table.opponents"] = args.opponents
+        settings.update({f"{s.name}.opponents": args.opponents for s in recipe.steps})
+    if args.seed is not None:
+        settings["table.seed"] = args.seed
+        settings.update({f"{s.name}.seed": args.seed + s.index for s in recipe.steps})
+    if settings:
+        recipe = with_settings(recipe, settings)
+    runs = Path(args.runs_dir)
+    if args.run_name is not None:
+        from thirtyone_env.harness.files import check_name
 
-    if any(importlib.util.find_spec(m) is None for m in ("ray", "pyarrow")):
-        raise ValueError("--sweep needs Ray Tune: pip install 'thirtyone[cluster]'")
-    given = [
-        k for k, v in vars(args).items() if k not in ("sweep", "no_progress", "ray_address") and v is not None
-    ]
-    if given:
-        flags = ", ".join("--" + k.replace("_", "-") for k in given)
-        raise ValueError(f"--sweep takes the trials' options from its file: put {flags} in its 'base'")
-    spec = sw.Sweep.read(args.sweep)
-    try:
-        rows = sw.run_sweep(spec, getattr(args, "ray_address", None) or None)
-    except KeyboardInterrupt:
-        print(
-            f"{PROG}: the sweep was interrupted; its trials are kept in {spec.folder}: "
-            "run the same command to go on",
-            file=sys.stderr,
-        )
-        raise
-    sw.print_summary(rows, spec)
-    print(f"sweep summary: {spec.folder / sw.SUMMARY}, {spec.folder / sw.PLOT}")
-    return 1 if any(r["status"] == "error" for r in rows) else 0
+        check_name(args.run_name, "run_name")
+        root = runs / args.run_name
+    else:
+        n = 1
+        while (runs / f"{stem}_{n}").exists():
+            n += 1
+        root = runs / f"{stem}_{n}"
+    return recipe, root, place, False
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -94,15 +180,21 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Train as the command line says; the exit code (0, 2: bad input, 130: interrupted)."""
-    # SIGTERM (kill, a job scheduler) stops a run like Ctrl-C: with a checkpoint saved
     signal.signal(signal.SIGTERM, _interrupt)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
-        if args.sweep is not None:
-            return sweep_main(parser, args)
-        config, resume = config_from_args(args)
-        train(config, resume=resume, progress=not args.no_progress)
+        if args.steps:
+            from training.steps import step_help
+
+            print(step_help())
+            return 0
+        recipe, root, place, resume = resolve(args)
+        if args.show:
+            print(recipe.to_toml(), end="")
+            return 0
+        from training.recipe_run import run_recipe
+
+        run_recipe(recipe, root, place, resume, progress=not args.no_progress)
     except (ValueError, OSError) as e:  # bad input, a place that cannot be written
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2

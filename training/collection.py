@@ -9,10 +9,13 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import math
 import os
 import sys
+import time
 import zipfile
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +121,12 @@ def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
     )
 
 
+def collection_deadline(config: TrainConfig) -> float:
+    """When a collection stops taking jobs (``time.monotonic()``): ``time_limit``
+    seconds from now, the jobs finished by then kept (at least one); never without one."""
+    return time.monotonic() + config.time_limit if config.time_limit else math.inf
+
+
 def collection_jobs(config: TrainConfig) -> list[tuple[TrainConfig, int, int]]:
     """The collection's jobs (config, seed, decisions), one child seed each."""
     total = config.imitate_decisions
@@ -154,11 +163,16 @@ def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) 
     backend = config.backend(len(todo), auto)
     specs = [config.imitate, config.imitate_behaviour, *config.opponent_specs]
     make_player = portable.reader([s for s in specs if s], backend)
+    deadline = collection_deadline(config)
     try:
-        for part in ordered_map(_collect_chunk, [(*job, make_player) for job in todo], backend):
-            parts.append(part)
-            if progress:
-                progress(len(part))
+        with closing(ordered_map(_collect_chunk, [(*job, make_player) for job in todo], backend)) as played:
+            for part in played:
+                parts.append(part)
+                if progress:
+                    progress(len(part))
+                if time.monotonic() > deadline:
+                    print(f"imitation: time is up after {sum(map(len, parts)):,} decisions", flush=True)
+                    break
     except KeyboardInterrupt:
         raise CollectionInterrupted(Demonstrations.concat(parts) if parts else None) from None
     demos = Demonstrations.concat(parts)
@@ -186,12 +200,16 @@ def collect_in_jobs(
 
         bar = tqdm(total=total, unit="decision", unit_scale=True, desc=desc)
     parts = []
+    deadline = collection_deadline(config)
     try:
-        played = ordered_map(job, [(config, s, n, make_player) for s, n in jobs], backend)
-        for part, size in zip(played, sizes, strict=True):
-            parts.append(part)  # a job may keep fewer than it played (--heads-up-others)
-            if bar:
-                bar.update(size)
+        with closing(ordered_map(job, [(config, s, n, make_player) for s, n in jobs], backend)) as played:
+            for part, size in zip(played, sizes, strict=False):
+                parts.append(part)  # a job may keep fewer than it played (--heads-up-others)
+                if bar:
+                    bar.update(size)
+                if time.monotonic() > deadline:
+                    print(f"\n{desc}: time is up after {len(parts)} of {len(jobs)} jobs", flush=True)
+                    break
     finally:
         if bar:
             bar.close()

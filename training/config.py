@@ -205,7 +205,9 @@ class TrainConfig:
         1_000_000, "PPO steps to train to (a resume may raise it; 0: no PPO, the steps before it only)"
     )
     time_limit: float = option(
-        0.0, "stop after this many seconds of PPO (0: no limit); the run can be resumed"
+        0.0,
+        "stop after this many seconds of PPO, and stop a collection before PPO after the job that "
+        "ends past it (0: no limit); the run can be resumed",
     )
     n_envs: int = option(8, "games played at once (the vector env's size)")
     vec_env: str = option(

@@ -16,7 +16,9 @@ started from unless ``keep_worse`` is set. ``report.md`` holds the table and
 from __future__ import annotations
 
 import json
+import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,11 @@ REPORT_MD, REPORT_PNG, REPORT_JSON = "report.md", "report.png", "report.json"
 #: the run's model: the last step's, unless a step made it significantly worse (chosen by
 #: the paired comparisons, never by the ladder's noisy evaluations: ``best_evaluation.zip``)
 MODEL = "best_model.zip"
+#: a comparison plays on until its wins interval reaches at most this far from its
+#: difference (2 points: a 2-point difference is resolved) ...
+RESOLVE_WINS = 0.02
+#: ... or until it has played this many times its starting number of games
+MOST_GAMES = 16
 
 
 def step_path(run_dir: Path, index: int, name: str) -> Path:
@@ -75,12 +82,28 @@ def _better(row: dict[str, Any]) -> bool:
     return row["wins_low"] > 0 or row["lives_high"] < 0
 
 
-def compare_steps(config: Any, games: int) -> list[Verdict]:
-    """Each step's model minus the model it started from, ``games`` games at each of
-    the run's evaluation tables (the learner against ``players - 1`` copies of each
-    ``eval_opponents`` spec), seeded from the run's evaluation seeds."""
+def resolved_row(
+    after: str, before: str, opponents: list[str], games: int, rules: str, seed: int, workers: int
+) -> dict[str, Any]:
+    """Model file ``after`` minus ``before`` in the same seat against ``opponents`` on
+    the same deals (:func:`agents.gauntlet.compare`), played until the wins interval
+    reaches no further than :data:`RESOLVE_WINS` from the difference (a 2-point
+    difference is resolved), at most :data:`MOST_GAMES` times ``games``."""
     from agents.gauntlet import compare
 
+    n = games
+    while True:
+        row = compare(f"ppo:path={after}", f"ppo:path={before}", opponents, n, rules, seed, workers)
+        half = (row["wins_high"] - row["wins_low"]) / 2
+        if half <= RESOLVE_WINS or n >= games * MOST_GAMES:
+            return row
+        n = min(games * MOST_GAMES, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
+
+
+def compare_steps(config: Any, games: int) -> list[Verdict]:
+    """Each step's model minus the model it started from at each of the run's
+    evaluation tables (the learner against ``players - 1`` copies of each
+    ``eval_opponents`` spec; :func:`resolved_row`), seeded from the run's evaluation seeds."""
     models = step_models(config.run_dir, config.total_timesteps > 0)
     workers = config.workers or min(4, os.cpu_count() or 1)
     verdicts = []
@@ -88,14 +111,8 @@ def compare_steps(config: Any, games: int) -> list[Verdict]:
         rows = []
         for k, spec in enumerate(config.eval_specs):
             opponents = [spec] * (config.players - 1)
-            row = compare(
-                f"ppo:path={after}",
-                f"ppo:path={before}",
-                opponents,
-                games,
-                config.rules,
-                config.seeds.evaluation(k),
-                workers,
+            row = resolved_row(
+                str(after), str(before), opponents, games, config.rules, config.seeds.evaluation(k), workers
             )
             rows.append({**row, "table": f"{spec} x{config.players - 1}"})
         verdicts.append(Verdict(name, rows))
@@ -112,30 +129,34 @@ def choose(models: list[tuple[str, Path]], verdicts: list[Verdict], keep_worse: 
     return name, path
 
 
-def write_report(run_dir: Path, verdicts: list[Verdict], chosen: str, games: int) -> str:
-    """``report.md``, ``report.json`` and ``report.png`` in the run folder; the text."""
+def write_report(
+    run_dir: Path, verdicts: list[Verdict], chosen: str, games: int, notes: Sequence[str] = ()
+) -> str:
+    """``report.md`` (with ``notes``, lines of Markdown, at its end), ``report.json`` and
+    ``report.png`` in the run folder; the text."""
     lines = [
         f"# Run report: {run_dir.name}",
         "",
         "Each step's model minus the model it started from, in the same seat against the same",
-        f"opponents on the same deals ({games:,} games a table); 95% intervals, `*` where one",
-        "excludes 0. Wins in points (percent of games won); lives lost a round (lower is better).",
+        f"opponents on the same deals (at least {games:,} games a table); 95% intervals, `*` where",
+        "one excludes 0. Wins in points (percent of games won); lives lost a round (lower is better).",
         "",
-        "| step | table | wins | lives lost a round | verdict |",
-        "|---|---|---|---|---|",
+        "| step | table | games | wins | lives lost a round | verdict |",
+        "|---|---|---:|---|---|---|",
     ]
     for v in verdicts:
         verdict = "**significantly worse**" if v.worse else "better" if v.better else "not resolved"
         for row in v.rows:
             wins = _interval(100 * row["wins_diff"], 100 * row["wins_low"], 100 * row["wins_high"], "+.1f")
             lives = _interval(row["lives_diff"], row["lives_low"], row["lives_high"], "+.4f")
-            lines.append(f"| {v.step} | {row['table']} | {wins} | {lives} | {verdict} |")
+            lines.append(f"| {v.step} | {row['table']} | {row['games']:,} | {wins} | {lives} | {verdict} |")
     if not verdicts:
-        lines.append("| (no step to compare) | | | | |")
+        lines.append("| (no step to compare) | | | | | |")
     lines += ["", f"The run's model (`{MODEL}`) is the model of the step **{chosen}**."]
     worse = [v.step for v in verdicts if v.worse]
     if worse:
         lines.append(f"Significantly worse than its start: {', '.join(worse)}.")
+    lines += list(notes)
     text = "\n".join(lines) + "\n"
     atomic_write(run_dir / REPORT_MD, text)
     data = {"games": games, "chosen": chosen, "steps": [{"step": v.step, "rows": v.rows} for v in verdicts]}

@@ -63,7 +63,7 @@ def collect_demonstrations(config: TrainConfig, progress: bool) -> Any:
             print(
                 f"\ninterrupted during the imitation warm start: {len(saved):,} of "
                 f"{config.imitate_decisions:,} decisions saved to {path}; go on with: "
-                f"python train.py --resume {config.run_dir}",
+                f"--resume {config.run_dir} (a recipe run: train.py --resume with its folder)",
                 file=sys.stderr,
             )
         else:
@@ -115,7 +115,7 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
     except KeyboardInterrupt:
         print(
             f"\ninterrupted while fitting the demonstrations (kept in {saved}); go on with: "
-            f"python train.py --resume {config.run_dir}",
+            f"--resume {config.run_dir} (a recipe run: train.py --resume with its folder)",
             file=sys.stderr,
         )
         raise

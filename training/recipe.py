@@ -1,0 +1,296 @@
+"""A recipe: the table a player is trained for and the steps that train it, read from a
+TOML file (``recipes/*.toml``), checked whole before any work.
+
+A recipe file has a ``[table]`` section (the fields of :class:`Table`) and one
+``[[step]]`` section per step, in order (``kind`` and the options of that step kind,
+:mod:`training.steps`). Anything wrong (an unknown section, step kind or option, a value
+of the wrong type or out of range, a player that cannot be built, a model that does not
+fit the table, a missing file) raises :class:`RecipeError`: one line naming the file,
+the step and the option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from training.steps import MODEL, STEPS, Imitation, Step
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: the folder of the recipe files: the zoo's and the defaults
+RECIPES = Path(__file__).resolve().parents[1] / "recipes"
+#: the recipe ``train.py --rules R --players N`` runs, with a teacher and without
+DEFAULT, NO_TEACHER = "default.toml", "no_teacher.toml"
+
+
+class RecipeError(ValueError):
+    """A recipe that cannot run, said in one line."""
+
+
+def option(default: Any, help: str) -> Any:
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class Table:
+    """The table the recipe trains for, and what every step shares."""
+
+    rules: str = option("standard", "a rules preset")
+    players: int = option(4, "table size")
+    seat: str = option("random", "the learner's seat: 'random' or 0..players-1")
+    opponents: str = option("expert,greedy", "comma-separated player specs, one drawn per seat per game")
+    eval_opponents: str = option(
+        "expert,greedy", "the report's tables: the learner against players-1 copies of each spec"
+    )
+    start: str = option(
+        "random", "the model the first step starts from: 'random' (a fresh network) or a file"
+    )
+    net_arch: str = option("256,256", "hidden layer sizes of the policy and value networks")
+    activation: str = option("tanh", "'tanh' or 'relu'")
+    opponent_history: bool = option(False, "add the opponents' shown play to the model's input")
+    gamma: float = option(0.995, "discount factor of the returns the steps learn from")
+    seed: int = option(0, "the recipe's seed: step k's is this plus k unless it sets its own")
+    report_games: int = option(
+        1000,
+        "games a report table starts with: each step's model against its start, on the same deals, "
+        "played on until a 2-point difference in wins is resolved (0: no comparison)",
+    )
+    torch_threads: int = option(1, "torch threads of the fits and of PPO")
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """A step of a recipe with the settings every step has."""
+
+    index: int
+    name: str
+    step: Step
+    opponents: str
+    opponent_history: bool
+    seed: int
+    repeat: int
+    until_time: bool
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A recipe read and checked: its file, table and steps."""
+
+    source: str
+    table: Table
+    steps: tuple[PlannedStep, ...]
+
+    def teachers(self) -> list[str]:
+        return [t for s in self.steps for t in s.step.teachers()]
+
+    def to_toml(self) -> str:
+        """The recipe as a TOML file (every option written out): stored in a run folder."""
+        lines = ["[table]"]
+        lines += [f"{f.name} = {_toml(getattr(self.table, f.name))}" for f in dataclasses.fields(Table)]
+        for s in self.steps:
+            lines += ["", "[[step]]", f"kind = {_toml(s.step.kind)}", f"name = {_toml(s.name)}"]
+            lines += [f"opponents = {_toml(s.opponents)}", f"opponent_history = {_toml(s.opponent_history)}"]
+            lines += [f"seed = {s.seed}", f"repeat = {s.repeat}", f"until_time = {_toml(s.until_time)}"]
+            lines += [f"{f.name} = {_toml(getattr(s.step, f.name))}" for f in dataclasses.fields(s.step)]
+        return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(map(_toml, value)) + "]"
+    return repr(value)
+
+
+TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+#: options every step may set besides its own, with their types
+COMMON_TYPES = {
+    "name": str,
+    "opponents": str,
+    "opponent_history": bool,
+    "seed": int,
+    "repeat": int,
+    "until_time": bool,
+}
+
+
+def _typed(value: Any, kind: Any, where: str) -> Any:
+    """``value`` as a field of type ``kind`` (an integer stands for a float), or a
+    :class:`RecipeError` naming ``where``."""
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind == "tuple[str, ...]":
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise RecipeError(f"{where}={value!r} must be a list of strings")
+    if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+        raise RecipeError(f"{where}={value!r} must be {TYPE_WORDS[kind]}, not {type(value).__name__}")
+    return value
+
+
+def _field_type(cls: type, f: dataclasses.Field) -> Any:
+    names = {"str": str, "int": int, "float": float, "bool": bool}
+    return names.get(str(f.type), str(f.type))
+
+
+def _build(cls: type, values: dict[str, Any], where: str) -> Any:
+    """``cls(**values)`` with every key known and of its field's type."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key in values:
+        if key not in fields:
+            raise RecipeError(f"{where}: unknown option {key!r}; options: {', '.join(fields)}")
+    typed = {k: _typed(v, _field_type(cls, fields[k]), f"{where}: {k}") for k, v in values.items()}
+    return cls(**typed)
+
+
+def parse(data: dict[str, Any], source: str) -> Recipe:
+    """A recipe from a TOML document's data, its form checked (:func:`check` checks
+    what needs the players and files)."""
+    unknown = set(data) - {"table", "step"}
+    if unknown:
+        raise RecipeError(f"{source}: unknown section {sorted(unknown)[0]!r}; sections: [table], [[step]]")
+    if not isinstance(data.get("table", {}), dict):
+        raise RecipeError(f"{source}: [table] must be a table")
+    table = _build(Table, data.get("table", {}), f"{source}: [table]")
+    raw = data.get("step", [])
+    if not isinstance(raw, list) or not raw:
+        raise RecipeError(f"{source}: no [[step]]: a recipe names at least one step")
+    steps, names = [], []
+    for k, values in enumerate(raw, start=1):
+        values = dict(values)
+        kind = values.pop("kind", None)
+        if kind not in STEPS:
+            raise RecipeError(f"{source}: step {k}: kind={kind!r} is not a step; steps: {', '.join(STEPS)}")
+        common = {key: values.pop(key) for key in list(values) if key in COMMON_TYPES}
+        where = f"{source}: step {k} ({kind})"
+        for key, value in common.items():
+            common[key] = _typed(value, COMMON_TYPES[key], f"{where}: {key}")
+        name = common.get("name") or _numbered(kind, [s["kind"] for s in raw[: k - 1] if isinstance(s, dict)])
+        if name in names:
+            raise RecipeError(f"{where}: name={name!r} is taken by an earlier step")
+        where = f"{source}: step {k} ({name})"
+        try:
+            step = _build(STEPS[kind], values, where)
+        except TypeError as e:
+            raise RecipeError(f"{where}: {e}") from None
+        repeat = common.get("repeat", 1)
+        if repeat < 1:
+            raise RecipeError(f"{where}: repeat={repeat} must be at least 1")
+        if isinstance(step, Imitation):
+            for pooled in step.pool:
+                if pooled not in names or not isinstance(steps[names.index(pooled)].step, Imitation):
+                    raise RecipeError(f"{where}: pool names {pooled!r}, not an earlier imitation step")
+        names.append(name)
+        steps.append(
+            PlannedStep(
+                index=k,
+                name=name,
+                step=step,
+                opponents=common.get("opponents", table.opponents),
+                opponent_history=common.get("opponent_history", table.opponent_history),
+                seed=common.get("seed", table.seed + k),
+                repeat=repeat,
+                until_time=common.get("until_time", False),
+            )
+        )
+    return Recipe(source, table, tuple(steps))
+
+
+def _numbered(kind: str, earlier: list[str]) -> str:
+    count = earlier.count(kind)
+    return kind if not count else f"{kind}{count + 1}"
+
+
+def read(path: str | Path) -> Recipe:
+    """The recipe in a TOML file, its form checked."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecipeError(f"{path}: no such recipe file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecipeError(f"{path}: cannot read the recipe: {e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RecipeError(f"{path}: not a TOML file: {e}") from None
+    return parse(data, str(path))
+
+
+def default(rules: str, players: int, teacher: str) -> Recipe:
+    """The default recipe for a table: ``recipes/default.toml`` with ``teacher`` in
+    every step that has one, or ``recipes/no_teacher.toml`` for ``teacher='none'``."""
+    name = NO_TEACHER if teacher == "none" else DEFAULT
+    data = tomllib.loads((RECIPES / name).read_text(encoding="utf-8"))
+    data.setdefault("table", {}).update(rules=rules, players=players)
+    if teacher != "none":
+        for step in data.get("step", []):
+            if "teacher" in STEPS[step["kind"]].__dataclass_fields__:
+                step["teacher"] = teacher
+    return parse(data, str(RECIPES / name))
+
+
+def with_settings(recipe: Recipe, settings: dict[str, Any]) -> Recipe:
+    """The recipe with ``table.OPTION`` or ``STEP.OPTION`` values replaced (``STEP``: a
+    step's name; ``steps.OPTION``: every step that has the option)."""
+    data = {"table": dataclasses.asdict(recipe.table), "step": [_step_data(s) for s in recipe.steps]}
+    for key, value in settings.items():
+        section, _, name = key.partition(".")
+        if not name:
+            raise RecipeError(
+                f"--set {key}: give SECTION.OPTION=VALUE (table.seed=3, imitation.decisions=1000)"
+            )
+        if section == "table":
+            data["table"][name] = value
+            continue
+        targets = [
+            s
+            for s in data["step"]
+            if s["name"] == section
+            or (
+                section == "steps" and (name in STEPS[s["kind"]].__dataclass_fields__ or name in COMMON_TYPES)
+            )
+        ]
+        if not targets:
+            names = ", ".join(s["name"] for s in data["step"])
+            raise RecipeError(f"--set {key}: {section!r} is no step of {recipe.source} (steps: {names})")
+        for s in targets:
+            s[name] = value
+    return parse(data, recipe.source)
+
+
+def _step_data(s: PlannedStep) -> dict[str, Any]:
+    values = {f.name: getattr(s.step, f.name) for f in dataclasses.fields(s.step)}
+    values = {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+    return {
+        "kind": s.step.kind,
+        "name": s.name,
+        "opponents": s.opponents,
+        "opponent_history": s.opponent_history,
+        "seed": s.seed,
+        "repeat": s.repeat,
+        "until_time": s.until_time,
+        **values,
+    }
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value as TOML reads it (``3``, ``0.5``, ``true``, ``"expert"``), a
+    bare word as a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+__all__ = ["MODEL", "Recipe", "RecipeError", "Table", "default", "parse", "read", "with_settings"]
