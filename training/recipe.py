@@ -62,6 +62,9 @@ class Table:
         "games a report table starts with: each step's model against its start, on the same deals, "
         "played on until a 2-point difference in wins is resolved (0: no comparison)",
     )
+    report_most_games: int = option(
+        32_000, "the most games a report table plays on to (a 2-point difference needs 2,000 to 10,000)"
+    )
     torch_threads: int = option(1, "torch threads of the fits and of PPO")
 
 

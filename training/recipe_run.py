@@ -325,7 +325,10 @@ def compare_models(recipe: Recipe, after: str, before: str, seed: int, place: Pl
     specs = [s.strip() for s in t.eval_opponents.split(",") if s.strip()]
     for k, spec in enumerate(specs):
         opponents = [spec] * (t.players - 1)
-        row = resolved_row(after, before, opponents, games, t.rules, RunSeeds(seed).evaluation(k), workers)
+        most = max(games, t.report_most_games)
+        row = resolved_row(
+            after, before, opponents, games, t.rules, RunSeeds(seed).evaluation(k), workers, most
+        )
         rows.append({**row, "table": f"{spec} x{t.players - 1}"})
     return Verdict("", rows)
 

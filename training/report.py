@@ -31,10 +31,8 @@ REPORT_MD, REPORT_PNG, REPORT_JSON = "report.md", "report.png", "report.json"
 #: the paired comparisons, never by the ladder's noisy evaluations: ``best_evaluation.zip``)
 MODEL = "best_model.zip"
 #: a comparison plays on until its wins interval reaches at most this far from its
-#: difference (2 points: a 2-point difference is resolved) ...
+#: difference (2 points: a 2-point difference is resolved), or up to its most games
 RESOLVE_WINS = 0.02
-#: ... or until it has played this many times its starting number of games
-MOST_GAMES = 16
 
 
 def step_path(run_dir: Path, index: int, name: str) -> Path:
@@ -83,27 +81,27 @@ def _better(row: dict[str, Any]) -> bool:
 
 
 def resolved_row(
-    after: str, before: str, opponents: list[str], games: int, rules: str, seed: int, workers: int
+    after: str, before: str, opponents: list[str], games: int, rules: str, seed: int, workers: int, most: int
 ) -> dict[str, Any]:
     """Model file ``after`` minus ``before`` in the same seat against ``opponents`` on
-    the same deals (:func:`agents.gauntlet.compare`), played until the wins interval
-    reaches no further than :data:`RESOLVE_WINS` from the difference (a 2-point
-    difference is resolved), at most :data:`MOST_GAMES` times ``games``."""
+    the same deals (:func:`agents.gauntlet.compare`): ``games`` games, then, while the
+    wins interval reaches further than :data:`RESOLVE_WINS` from the difference, as many
+    more as that interval says a 2-point difference needs, up to ``most`` games."""
     from agents.gauntlet import compare
 
     n = games
     while True:
         row = compare(f"ppo:path={after}", f"ppo:path={before}", opponents, n, rules, seed, workers)
         half = (row["wins_high"] - row["wins_low"]) / 2
-        if half <= RESOLVE_WINS or n >= games * MOST_GAMES:
+        if half <= RESOLVE_WINS or n >= most:
             return row
-        n = min(games * MOST_GAMES, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
+        n = min(most, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
 
 
 def compare_steps(config: Any, games: int) -> list[Verdict]:
     """Each step's model minus the model it started from at each of the run's
     evaluation tables (the learner against ``players - 1`` copies of each
-    ``eval_opponents`` spec; :func:`resolved_row`), seeded from the run's evaluation seeds."""
+    ``eval_opponents`` spec), ``games`` games each, seeded from the run's evaluation seeds."""
     models = step_models(config.run_dir, config.total_timesteps > 0)
     workers = config.workers or min(4, os.cpu_count() or 1)
     verdicts = []
@@ -112,7 +110,14 @@ def compare_steps(config: Any, games: int) -> list[Verdict]:
         for k, spec in enumerate(config.eval_specs):
             opponents = [spec] * (config.players - 1)
             row = resolved_row(
-                str(after), str(before), opponents, games, config.rules, config.seeds.evaluation(k), workers
+                str(after),
+                str(before),
+                opponents,
+                games,
+                config.rules,
+                config.seeds.evaluation(k),
+                workers,
+                games,
             )
             rows.append({**row, "table": f"{spec} x{config.players - 1}"})
         verdicts.append(Verdict(name, rows))
