@@ -189,10 +189,12 @@ def main(argv: list[str] | None = None) -> int:
             print(step_help())
             return 0
         recipe, root, place, resume = resolve(args)
+        from training.recipe_run import check, run_recipe
+
         if args.show:
+            check(recipe, root, place)
             print(recipe.to_toml(), end="")
             return 0
-        from training.recipe_run import run_recipe
 
         run_recipe(recipe, root, place, resume, progress=not args.no_progress)
     except (ValueError, OSError) as e:  # bad input, a place that cannot be written

@@ -238,7 +238,7 @@ def default(rules: str, players: int, teacher: str) -> Recipe:
     data.setdefault("table", {}).update(rules=rules, players=players)
     if teacher != "none":
         for step in data.get("step", []):
-            if "teacher" in STEPS[step["kind"]].__dataclass_fields__:
+            if "teacher" in _options(STEPS[step["kind"]]):
                 step["teacher"] = teacher
     return parse(data, str(RECIPES / name))
 
@@ -260,9 +260,7 @@ def with_settings(recipe: Recipe, settings: dict[str, Any]) -> Recipe:
             s
             for s in data["step"]
             if s["name"] == section
-            or (
-                section == "steps" and (name in STEPS[s["kind"]].__dataclass_fields__ or name in COMMON_TYPES)
-            )
+            or (section == "steps" and (name in _options(STEPS[s["kind"]]) or name in COMMON_TYPES))
         ]
         if not targets:
             names = ", ".join(s["name"] for s in data["step"])
@@ -270,6 +268,10 @@ def with_settings(recipe: Recipe, settings: dict[str, Any]) -> Recipe:
         for s in targets:
             s[name] = value
     return parse(data, recipe.source)
+
+
+def _options(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
 
 
 def _step_data(s: PlannedStep) -> dict[str, Any]:

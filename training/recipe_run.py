@@ -157,10 +157,10 @@ def check(recipe: Recipe, root: Path, place: Placement) -> None:
             )
             check_players(config)
         except ValueError as e:
-            raise RecipeError(f"{where}: {e}") from None
+            raise RecipeError(f"{where}: {planned.step.option_of(str(e))}") from None
     if start != "random":
         try:
-            read_initial_weights(step_config(recipe, recipe.steps[0], 1, start, root, place, 0.0))
+            read_initial_weights(dataclasses.replace(start_config(recipe, root, place), init_from=start))
         except ValueError as e:
             raise RecipeError(f"{recipe.source}: [table] start={start!r}: {e}") from None
     try:

@@ -257,5 +257,8 @@ def report_run(config: TrainConfig) -> str:
         if v.worse:
             kept = "kept anyway (--keep-worse)" if config.keep_worse else "not kept"
             print(f"warning: the step {v.step} made the model significantly worse than its start: {kept}")
-    print(f"report: {run_dir / 'report.md'}; the run's model: {run_dir / MODEL} (from the step {chosen})")
+    if verdicts:
+        print(f"report: {run_dir / 'report.md'}; the run's model: {run_dir / MODEL} (from the step {chosen})")
+    else:
+        print(f"the run's model: {run_dir / MODEL} (from the step {chosen})")
     return chosen

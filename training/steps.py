@@ -13,6 +13,7 @@ resume. Every step may also set ``name`` (its sub-folder and its row in the repo
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -32,11 +33,21 @@ class Step:
     kind: ClassVar[str] = ""
     #: the step reads its teacher's moves (a recipe with ``--teacher none`` has none)
     teaches: ClassVar[bool] = False
+    #: the :class:`~training.config.TrainConfig` field of each option (the same name
+    #: where not listed)
+    FIELDS: ClassVar[dict[str, str]] = {}
 
     def train_fields(self, model_in: str) -> dict[str, Any]:
         """The :class:`~training.config.TrainConfig` fields of this step's run, given
-        the path of the model coming in ('' for a fresh network)."""
-        raise NotImplementedError
+        the path of the model coming in."""
+        return {self.FIELDS.get(f.name, f.name): getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def option_of(cls, message: str) -> str:
+        """``message`` (of a run config) with its field names given as this step's options."""
+        for option, field in cls.FIELDS.items():
+            message = re.sub(rf"\b{field}\b", option, message)
+        return message
 
     def teachers(self) -> list[str]:
         """The built-in players whose moves this step learns from."""
@@ -76,19 +87,24 @@ class Imitation(Step):
         "together instead of recording new ones",
     )
 
+    FIELDS: ClassVar[dict[str, str]] = {
+        "teacher": "imitate",
+        "decisions": "imitate_decisions",
+        "epochs": "imitate_epochs",
+        "knock_weight": "imitate_knock_weight",
+        "sharpen": "imitate_sharpen",
+        "behaviour": "imitate_behaviour",
+        "knock_rollouts": "imitate_knock_rollouts",
+        "continuation": "imitate_continuation",
+        "knock_objective": "imitate_knock_objective",
+    }
+
     def train_fields(self, model_in: str) -> dict[str, Any]:
-        behaviour = f"ppo:path={model_in}" if self.behaviour == MODEL else self.behaviour
-        return {
-            "imitate": self.teacher,
-            "imitate_decisions": self.decisions,
-            "imitate_epochs": self.epochs,
-            "imitate_knock_weight": self.knock_weight,
-            "imitate_sharpen": self.sharpen,
-            "imitate_behaviour": behaviour,
-            "imitate_knock_rollouts": self.knock_rollouts,
-            "imitate_continuation": self.continuation,
-            "imitate_knock_objective": self.knock_objective,
-        }
+        fields = super().train_fields(model_in)
+        del fields["pool"]  # the recipe runner finds the pooled steps' files
+        if self.behaviour == MODEL:
+            fields["imitate_behaviour"] = f"ppo:path={model_in}"
+        return fields
 
     def teachers(self) -> list[str]:
         return [self.teacher]
@@ -108,15 +124,16 @@ class Improvement(Step):
     lr: float = option(3e-5, "learning rate of the fit")
     kl: float = option(0.01, "weight of the KL divergence from the incoming policy in the fit")
 
+    FIELDS: ClassVar[dict[str, str]] = {
+        "decisions": "improve_decisions",
+        "rollouts": "improve_rollouts",
+        "epochs": "improve_epochs",
+        "lr": "improve_lr",
+        "kl": "improve_kl",
+    }
+
     def train_fields(self, model_in: str) -> dict[str, Any]:
-        return {
-            "init_from": model_in,
-            "improve_decisions": self.decisions,
-            "improve_rollouts": self.rollouts,
-            "improve_epochs": self.epochs,
-            "improve_lr": self.lr,
-            "improve_kl": self.kl,
-        }
+        return {**super().train_fields(model_in), "init_from": model_in}
 
 
 @dataclass(frozen=True)
@@ -137,17 +154,18 @@ class HeadsUp(Step):
     epochs: int = option(6, "passes of the fit")
     lr: float = option(3e-4, "learning rate of the fit")
 
+    FIELDS: ClassVar[dict[str, str]] = {
+        "teacher": "heads_up_teacher",
+        "against": "heads_up_against",
+        "decisions": "heads_up_decisions",
+        "others": "heads_up_others",
+        "weight": "heads_up_weight",
+        "epochs": "heads_up_epochs",
+        "lr": "heads_up_lr",
+    }
+
     def train_fields(self, model_in: str) -> dict[str, Any]:
-        return {
-            "init_from": model_in,
-            "heads_up_teacher": self.teacher,
-            "heads_up_against": self.against,
-            "heads_up_decisions": self.decisions,
-            "heads_up_others": self.others,
-            "heads_up_weight": self.weight,
-            "heads_up_epochs": self.epochs,
-            "heads_up_lr": self.lr,
-        }
+        return {**super().train_fields(model_in), "init_from": model_in}
 
     def teachers(self) -> list[str]:
         return [self.teacher]
@@ -165,6 +183,7 @@ class PPO(Step):
     reward: str = option("lives", "'lives', 'win' or 'rate' (ThirtyOneEnv's reward)")
     episode: str = option("game", "'game' or 'round'")
     learning_rate: float = option(3e-4, "PPO's learning rate")
+    gamma: float = option(0.995, "PPO's discount factor (the recipe's gamma is the collections')")
     n_envs: int = option(8, "games played at once")
     n_steps: int = option(512, "steps per env per update")
     batch_size: int = option(512, "minibatch size")
@@ -186,11 +205,10 @@ class PPO(Step):
     eval_games: int = option(400, "games per ladder evaluation table")
     checkpoint_every: int = option(100_000, "steps between checkpoints")
 
+    FIELDS: ClassVar[dict[str, str]] = {"timesteps": "total_timesteps"}
+
     def train_fields(self, model_in: str) -> dict[str, Any]:
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        fields["total_timesteps"] = fields.pop("timesteps")
-        fields["init_from"] = model_in
-        return fields
+        return {**super().train_fields(model_in), "init_from": model_in}
 
 
 #: every step kind a recipe may name

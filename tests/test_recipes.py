@@ -1,0 +1,247 @@
+"""Recipes: ``train.py RECIPE.toml`` and ``train.py --rules R --players N`` (the default
+recipe). A recipe is read and checked whole before any work (a bad one: one line naming
+the file, the step and the option, exit 2, no run folder); its steps run in their own
+sub-folders, each compared with the model it started from; a resumed recipe skips the
+steps done; the time limit bounds the whole recipe."""
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from training import cli
+from training.recipe import RECIPES, RecipeError, default, parse, read
+from training.steps import STEPS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: a tiny table and two tiny steps: seconds on one core
+TINY_TABLE = """
+[table]
+rules = "standard"
+players = 2
+opponents = "greedy"
+eval_opponents = "greedy"
+net_arch = "32,32"
+report_games = 60
+report_most_games = 60
+"""
+TINY_STEPS = """
+[[step]]
+kind = "imitation"
+teacher = "greedy"
+decisions = 400
+epochs = 2
+
+[[step]]
+kind = "improvement"
+decisions = 200
+rollouts = 2
+epochs = 2
+"""
+
+
+def train(*args: str) -> int:
+    return cli.main([*args, "--no-progress", "--workers", "1"])
+
+
+def write(tmp_path: Path, text: str, name: str = "r.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_recipe_runs_its_steps_in_their_folders_and_reports_each(tmp_path, capsys):
+    recipe = write(tmp_path, TINY_TABLE + TINY_STEPS)
+    assert train(str(recipe), "--runs-dir", str(tmp_path / "runs"), "--run-name", "a") == 0
+    run = tmp_path / "runs" / "a"
+    assert sorted(p.name for p in (run / "steps").iterdir()) == ["0_start", "1_imitation", "2_improvement"]
+    state = json.loads((run / "recipe.json").read_text())
+    assert [s["pass"] for s in state["steps"]] == ["1_imitation", "2_improvement"]
+    # each step's model against the model it started from, at the report table
+    first, second = state["steps"]
+    assert first["model_in"] == str(run / "steps" / "0_start" / "best_model.zip")
+    assert second["model_in"] == (first["model"] if first["kept"] else first["model_in"])
+    for step in state["steps"]:
+        [row] = step["rows"]
+        assert row["table"] == "greedy x1" and row["games"] == 60
+    assert (run / "best_model.zip").read_bytes() == Path(state["model"]).read_bytes()
+    report = (run / "report.md").read_text()
+    assert "| 1_imitation | greedy x1 | 60 |" in report and "| 2_improvement | improvement |" in report
+    assert (run / "report.png").read_bytes()[:4] == b"\x89PNG"
+    # the run keeps its recipe, every option written out: it reads back as the same recipe
+    assert read(run / "recipe.toml").steps == read(recipe).steps
+    # a second start of the same name is refused; --resume of a finished recipe has nothing to run
+    assert train(str(recipe), "--runs-dir", str(tmp_path / "runs"), "--run-name", "a") == 2
+    assert "exists: resume it with --resume" in capsys.readouterr().err
+    before = {p: p.stat().st_mtime_ns for p in (run / "steps").rglob("*.zip")}
+    assert train("--resume", str(run)) == 0
+    assert before == {p: p.stat().st_mtime_ns for p in (run / "steps").rglob("*.zip")}
+
+
+def test_a_resumed_recipe_goes_on_from_the_step_that_did_not_end(tmp_path):
+    recipe = write(tmp_path, TINY_TABLE + TINY_STEPS)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "r", "--report-games", "0") == 0
+    run = tmp_path / "r"
+    state = json.loads((run / "recipe.json").read_text())
+    # as if the recipe had been stopped inside the improvement step: its pass unrecorded
+    (run / "steps" / "2_improvement" / "best_model.zip").unlink()
+    state["steps"] = state["steps"][:1]
+    (run / "recipe.json").write_text(json.dumps(state))
+    imitation = run / "steps" / "1_imitation" / "best_model.zip"
+    stamp = imitation.stat().st_mtime_ns
+    assert train("--resume", str(run), "--report-games", "0") == 0
+    assert imitation.stat().st_mtime_ns == stamp  # not trained again
+    state = json.loads((run / "recipe.json").read_text())
+    assert [s["pass"] for s in state["steps"]] == ["1_imitation", "2_improvement"]
+    assert (run / "steps" / "2_improvement" / "best_model.zip").exists()
+
+
+def test_a_harmful_step_is_flagged_and_undone_unless_kept(tmp_path, capsys):
+    """PPO at a learning rate that wrecks the network after an imitation of the expert:
+    the report says so, the console warns, the recipe's model is the imitation's."""
+    harmful = TINY_TABLE.replace("report_most_games = 60", "report_most_games = 200").replace(
+        "report_games = 60", "report_games = 200"
+    ) + (
+        '\n[[step]]\nkind = "imitation"\nteacher = "expert"\ndecisions = 4000\nepochs = 4\n'
+        '\n[[step]]\nkind = "ppo"\ntimesteps = 1024\nlearning_rate = 0.5\nn_envs = 2\nn_steps = 256\n'
+        "batch_size = 128\ncheckpoint_every = 1024\n"
+    )
+    recipe = write(tmp_path, harmful)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "h", "--workers", "2") == 0
+    out = capsys.readouterr().out
+    assert "the step 2_ppo made the model significantly worse than its start: undone" in out
+    run = tmp_path / "h"
+    state = json.loads((run / "recipe.json").read_text())
+    assert state["from"] == "1_imitation" and not state["steps"][1]["kept"]
+    assert (run / "best_model.zip").read_bytes() == (
+        run / "steps" / "1_imitation" / "best_model.zip"
+    ).read_bytes()
+    assert "**significantly worse**" in (run / "report.md").read_text()
+
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "k", "--keep-worse") == 0
+    assert "kept anyway" in capsys.readouterr().out
+    kept = tmp_path / "k"
+    assert json.loads((kept / "recipe.json").read_text())["from"] == "2_ppo"
+
+
+def test_the_time_limit_bounds_the_whole_recipe(tmp_path, capsys):
+    """A step marked until_time repeats while time is left; no step starts after it."""
+    text = TINY_TABLE + TINY_STEPS.replace("epochs = 2\n", "epochs = 2\nuntil_time = true\n", 2)
+    recipe = write(tmp_path, text)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "t", "--time-limit", "0.001") == 0
+    state = json.loads((tmp_path / "t" / "recipe.json").read_text())
+    assert state["steps"] == [] and state["stopped"] == "the time limit was spent before 1_imitation"
+    assert "The recipe stopped early" in (tmp_path / "t" / "report.md").read_text()
+
+
+def test_a_step_marked_until_time_repeats_until_the_time_is_spent(tmp_path):
+    text = TINY_TABLE + '\n[[step]]\nkind = "improvement"\ndecisions = 100\nrollouts = 1\nuntil_time = true\n'
+    recipe = write(tmp_path, text)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "u", "--time-limit", "25") == 0
+    state = json.loads((tmp_path / "u" / "recipe.json").read_text())
+    passes = [s["pass"] for s in state["steps"]]
+    assert passes[:2] == ["1_improvement", "1_improvement.2"], passes
+    assert all(p.startswith("1_improvement") for p in passes) and state["stopped"] == ""
+
+
+BAD = [
+    # (recipe text, what the one line names)
+    (TINY_TABLE + '[[step]]\nkind = "imitate"\n', "step 1: kind='imitate' is not a step"),
+    (TINY_TABLE + '[[step]]\nkind = "improvement"\nrollout = 8\n', "step 1 (improvement): unknown option 'rollout'"),
+    (TINY_TABLE + '[[step]]\nkind = "improvement"\nrollouts = "8"\n', "step 1 (improvement): rollouts='8' must be an integer"),
+    (TINY_TABLE + '[[step]]\nkind = "improvement"\nrollouts = 0\n', "step 1 (improvement): rollouts=0 must be at least 1"),
+    (TINY_TABLE + '[[step]]\nkind = "imitation"\nteacher = "expret"\n', "step 1 (imitation): "),
+    (TINY_TABLE + '[[step]]\nkind = "imitation"\npool = ["warm"]\n', "step 1 (imitation): pool names 'warm'"),
+    (TINY_TABLE.replace('opponents = "greedy"', 'opponents = "ppo:path=gone.zip"', 1) + TINY_STEPS, "step 1 (imitation): "),
+    (TINY_TABLE + 'start = "nowhere.zip"\n' + TINY_STEPS, "[table] start='nowhere.zip': no such model file"),
+    (TINY_TABLE.replace("players = 2", "players = 12") + TINY_STEPS, "step 1 (imitation): "),
+    (TINY_TABLE + "[tabel]\n" + TINY_STEPS, "unknown section 'tabel'"),
+    (TINY_TABLE, "no [[step]]"),
+    ("[table\n", "not a TOML file"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "named"), BAD)
+def test_a_bad_recipe_is_refused_before_any_work(tmp_path, text, named):
+    recipe = write(tmp_path, text, "bad.toml")
+    runs = tmp_path / "runs"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), str(recipe), "--runs-dir", str(runs)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train.py: error: "), done.stderr
+    assert str(recipe) in lines[0] and named in lines[0], lines[0]
+    assert not runs.exists()  # no run folder left
+
+
+def test_a_start_model_made_for_another_table_is_refused(tmp_path, capsys):
+    two = ROOT / "agents" / "models" / "ppo_standard_2p-v2.zip"
+    recipe = write(
+        tmp_path, TINY_TABLE.replace("players = 2", "players = 4") + f'start = "{two}"\n' + TINY_STEPS
+    )
+    assert train(str(recipe), "--runs-dir", str(tmp_path / "runs")) == 2
+    err = capsys.readouterr().err
+    assert f"{recipe}: [table] start=" in err and "players" in err, err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_bad_options_are_named(capsys):
+    assert train("--set", "imitation.decisions") == 2
+    assert "give STEP.OPTION=VALUE" in capsys.readouterr().err
+    assert train("--set", "imitatoin.decisions=5") == 2
+    assert "'imitatoin' is no step" in capsys.readouterr().err
+    assert train("--set", "improvement.decisions=-1", "--show") == 2
+    assert "step 2 (improvement): decisions=-1 must be 0" in capsys.readouterr().err
+    assert train(str(RECIPES / "default.toml"), "--rules", "cut_throat") == 2
+    assert "a recipe file names its own" in capsys.readouterr().err
+    assert train("--resume", "nowhere", "--seed", "3") == 2
+    assert "drop --seed" in capsys.readouterr().err
+
+
+def test_every_recipe_file_reads_and_checks():
+    """The zoo's recipes and the defaults: each parses and every step's run config
+    and players are built (what train.py checks before any work)."""
+    from training.recipe_run import Placement, check
+
+    files = sorted(RECIPES.glob("*.toml"))
+    assert {"default.toml", "no_teacher.toml"} <= {p.name for p in files}
+    for path in files:
+        check(read(path), Path("/nonexistent/run"), Placement())
+
+
+def test_the_default_recipe_takes_the_table_and_the_teacher():
+    with_teacher = default("cut_throat", 3, "blitz31")
+    assert (with_teacher.table.rules, with_teacher.table.players) == ("cut_throat", 3)
+    assert set(with_teacher.teachers()) == {"blitz31"}
+    alone = default("switch", 4, "none")
+    assert alone.teachers() == [] and {s.step.kind for s in alone.steps} <= {"improvement", "ppo"}
+
+
+def test_show_prints_the_recipe_that_would_run(capsys):
+    assert train("--rules", "standard", "--players", "3", "--set", "imitation.decisions=1234", "--show") == 0
+    text = capsys.readouterr().out
+    shown = parse(__import__("tomllib").loads(text), "shown")
+    assert shown.table.players == 3 and shown.steps[0].step.decisions == 1234
+
+
+def test_steps_lists_every_step_and_option(capsys):
+    assert train("--steps") == 0
+    text = capsys.readouterr().out
+    for kind, cls in STEPS.items():
+        assert f"kind = {kind!r}" in text
+        for f in dataclasses.fields(cls):
+            assert f"  {f.name} " in text
+
+
+def test_recipe_errors_name_the_file():
+    with pytest.raises(RecipeError, match="nowhere.toml: no such recipe file"):
+        read("nowhere.toml")
