@@ -17,7 +17,7 @@ def code(s):
 
 md("""# Training a player: learning curves and how it plays
 
-This notebook reads a run folder written by `train.py` and shows
+This notebook reads the folder of one PPO run and shows
 
 1. **learning curves**: the periodic ladder evaluation (`evaluations.csv`: win rate and
    lives lost per round against copies of each heuristic, with 95% intervals), the
@@ -29,7 +29,9 @@ This notebook reads a run folder written by `train.py` and shows
    tournament with duplicate deals.
 
 The table (seats and rules preset) is the run's own, read from its `config.json`: any
-run works, whatever its table size and rules. Set `THIRTYONE_RUN` to a run folder (default: the newest `make demo` run, `runs/demo-*`); without
+run works, whatever its table size and rules. Set `THIRTYONE_RUN` to a run folder: a recipe's PPO step
+(`runs/<recipe run>/steps/<k>_ppo`, the default: the newest such folder) or a run of
+`python -m training.run_cli`; without
 one, and with `THIRTYONE_NOTEBOOK_SMALL=1` (the test suite), it trains a tiny run first.""")
 
 code("""import json
@@ -48,12 +50,13 @@ from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament
 
 SMALL = os.environ.get("THIRTYONE_NOTEBOOK_SMALL") == "1"
 ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
-DEMOS = sorted((ROOT / "runs").glob("demo-*"))  # make demo's runs, newest last
-RUN = Path(os.environ.get("THIRTYONE_RUN", DEMOS[-1] if DEMOS else ROOT / "runs" / "demo"))
+# recipes' PPO steps, newest last
+PPO_RUNS = sorted((ROOT / "runs").glob("*/steps/*_ppo*/evaluations.csv"), key=lambda p: p.stat().st_mtime)
+RUN = Path(os.environ.get("THIRTYONE_RUN", PPO_RUNS[-1].parent if PPO_RUNS else ROOT / "runs" / "ppo"))
 GAMES = 24 if SMALL else 2_000  # tournament games for the profiles
 if not (RUN / "config.json").exists():
     if not SMALL:
-        raise FileNotFoundError(f"no run folder at {RUN}: run `make demo` or set THIRTYONE_RUN")
+        raise FileNotFoundError(f"no PPO run folder at {RUN}: set THIRTYONE_RUN to one")
     RUN = Path(os.environ.get("TMPDIR", "/tmp")) / "thirtyone-notebook-runs" / f"tiny-{os.getpid()}"
     tiny = (
         "--total-timesteps 512 --n-envs 2 --vec-env dummy --n-steps 128 --batch-size 128 "
@@ -61,7 +64,7 @@ if not (RUN / "config.json").exists():
         "--eval-opponents greedy --no-progress --report-games 0"
     )
     tiny = shlex.split(tiny)
-    command = [sys.executable, str(ROOT / "train.py"), "--run-name", RUN.name, "--runs-dir", str(RUN.parent)]
+    command = [sys.executable, "-m", "training.run_cli", "--run-name", RUN.name, "--runs-dir", str(RUN.parent)]
     subprocess.run([*command, *tiny], check=True, cwd=ROOT)
 CONFIG = json.loads((RUN / "config.json").read_text())
 PLAYERS, RULES = CONFIG["players"], CONFIG["rules"]  # the run's table: seats and rules preset
@@ -95,7 +98,7 @@ md("""### The gauntlet during training
 
 A run with `--gauntlet-every K` plays the small gauntlet every K steps (its tables but
 the `search` ones, the same seeded deals each time): the paired difference against
-`expert` in the same seat, per table, drawn by `train.py` as `learning_curves.png`.""")
+`expert` in the same seat, per table, drawn by the run as `learning_curves.png`.""")
 
 code("""from IPython.display import Image, display
 
@@ -103,7 +106,7 @@ from training.curves import CURVES_PNG, read_curves
 
 curves = pd.DataFrame(read_curves(RUN))
 if curves.empty:
-    print("this run played no gauntlet (train.py --gauntlet-every K draws these curves)")
+    print("this run played no gauntlet (python -m training.run_cli --gauntlet-every K draws these curves)")
 else:
     display(Image(filename=str(RUN / CURVES_PNG)))
     display(curves[curves["timesteps"] == curves["timesteps"].max()].set_index("table").round(3))""")

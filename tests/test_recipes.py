@@ -245,3 +245,11 @@ def test_steps_lists_every_step_and_option(capsys):
 def test_recipe_errors_name_the_file():
     with pytest.raises(RecipeError, match="nowhere.toml: no such recipe file"):
         read("nowhere.toml")
+
+
+def test_the_training_docs_list_every_step_option_as_the_code_has_them():
+    """docs/training.md holds ``train.py --steps`` word for word: a step option added or
+    changed without its documentation fails here."""
+    from training.steps import step_help
+
+    assert f"```text\n{step_help()}\n```" in (ROOT / "docs" / "training.md").read_text()
