@@ -186,9 +186,14 @@ def run_recipe(recipe: Recipe, root: Path, place: Placement, resume: bool, progr
         try:
             return _run_locked(recipe, root, place, resume, progress)
         except BaseException:
-            if created and not any((root / STEPS_DIR).glob("*/best_model.zip")):
+            # a step's run removes its own folder when it saved nothing to go on from
+            kept = [p for p in (root / STEPS_DIR).glob("*") if p.name != "0_start"]
+            if created and not kept:
                 shutil.rmtree(root, ignore_errors=True)
-                print(f"train.py: removed {root}: the recipe stopped before a step ended", file=sys.stderr)
+                print(
+                    f"train.py: removed {root}: the recipe stopped before a step saved anything",
+                    file=sys.stderr,
+                )
             raise
 
 
