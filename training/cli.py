@@ -14,7 +14,6 @@ exits with 130 once the running step saved what it could.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -174,13 +173,11 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     return recipe, root, place, False
 
 
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def main(argv: list[str] | None = None) -> int:
     """Train as the command line says; the exit code (0, 2: bad input, 130: interrupted)."""
-    signal.signal(signal.SIGTERM, _interrupt)
+    from training.run_cli import stop_like_ctrl_c
+
+    stop_like_ctrl_c()
     args = build_parser().parse_args(argv)
     try:
         if args.steps:

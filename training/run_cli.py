@@ -95,10 +95,14 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def stop_like_ctrl_c() -> None:
+    """SIGTERM (kill, a job scheduler) stops a run as Ctrl-C does: what it did is saved."""
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train as the command line says; the exit code (0, 2: bad input, 130: interrupted)."""
-    # SIGTERM (kill, a job scheduler) stops a run like Ctrl-C: with a checkpoint saved
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_like_ctrl_c()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -5,9 +5,8 @@ for it (each field's ``help`` is its documentation, shown by ``train.py --steps`
 A step takes a model in (the recipe's model so far) and gives a model out. It runs as a
 run of its own in the recipe's folder (:class:`~training.config.TrainConfig`, built by
 :meth:`Step.train_fields`), so it keeps that run's checkpoints, saved collections and
-resume. Every step may also set ``name`` (its sub-folder and its row in the report),
-``opponents`` (the table it plays at, else the recipe's), ``opponent_history`` and
-``seed`` (else the recipe's seed plus its index).
+resume. Every step may also set the options of :data:`COMMON`: its name, table,
+seed, and how often it runs.
 """
 
 from __future__ import annotations
@@ -220,6 +219,8 @@ COMMON = {
     "opponents": "comma-separated player specs of the step's table (default: the recipe's)",
     "opponent_history": "add the opponent history to the model's input from this step on",
     "seed": "the step's seed (default: the recipe's seed plus the step's index)",
+    "repeat": "passes of the step, each from the model the one before gave (default: 1)",
+    "until_time": "with --time-limit, pass again while time is left (PPO: train on until it)",
 }
 
 
