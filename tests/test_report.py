@@ -63,3 +63,33 @@ def test_a_run_without_ppo_ends_with_its_last_steps_model(tmp_path):
     imitation = (run / "steps" / "1_imitation.zip").read_bytes()
     assert (run / "final_model.zip").read_bytes() == imitation == (run / "best_model.zip").read_bytes()
     assert not (run / "checkpoints").exists() or not any((run / "checkpoints").iterdir())
+
+
+def test_a_step_worse_at_one_table_is_worse_even_where_it_is_better_at_another(tmp_path):
+    """A trade (better against greedy players, worse against experts) is no improvement
+    the run takes silently: it is flagged, undone, and the report says both."""
+    from training.report import Verdict, choose, write_report
+
+    def row(table, wins, lives):
+        return {
+            "table": table, "games": 1000, "wins_diff": wins[0], "wins_low": wins[1], "wins_high": wins[2],
+            "lives_diff": lives[0], "lives_low": lives[1], "lives_high": lives[2],
+        }  # fmt: skip
+
+    trade = Verdict(
+        "improvement",
+        [
+            row("expert x3", (-0.04, -0.06, -0.02), (0.03, 0.02, 0.04)),
+            row("greedy x3", (0.05, 0.03, 0.07), (0, -0.01, 0.01)),
+        ],
+    )
+    level = Verdict("ppo", [row("expert x3", (0.01, -0.01, 0.03), (0, -0.01, 0.01))])
+    assert trade.worse and not trade.better and not level.worse and not level.better
+    models = [("start", tmp_path / "a"), ("improvement", tmp_path / "b"), ("ppo", tmp_path / "c")]
+    assert choose(models, [trade, level], keep_worse=False) == ("ppo", tmp_path / "c")
+    assert choose(models[:2], [trade], keep_worse=False) == ("start", tmp_path / "a")
+    assert choose(models[:2], [trade], keep_worse=True) == ("improvement", tmp_path / "b")
+    text = write_report(tmp_path, [trade, level], "start", 1000)
+    assert (
+        "**significantly worse** (better at another table)" in text and "| ppo | expert x3 | 1,000 |" in text
+    )

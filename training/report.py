@@ -7,7 +7,8 @@ same seat, against the same opponents, on the same seeded deals
 (:func:`agents.gauntlet.compare`: duplicate deals, paired differences clustered by deal
 set), one table per evaluation opponent: wins (points) and lives lost a round, each
 with its 95% interval. A step whose interval lies wholly on the worse side at some
-table, and on the better side at none, made the model significantly worse: the report
+table (in wins or in lives) made the model significantly worse there, even where it
+made it better at another table (a trade the run does not take silently): the report
 and the console say so, and the run's model (``best_model.zip``) is the better one it
 started from unless ``keep_worse`` is set. ``report.md`` holds the table and
 ``report.png`` the same figures as a plot.
@@ -64,8 +65,8 @@ class Verdict:
 
     @property
     def worse(self) -> bool:
-        """Significantly worse at some table, significantly better at none."""
-        return any(map(_worse, self.rows)) and not any(map(_better, self.rows))
+        """Significantly worse at some table (whatever it did at the others)."""
+        return any(map(_worse, self.rows))
 
     @property
     def better(self) -> bool:
@@ -150,7 +151,16 @@ def write_report(
         "|---|---|---:|---|---|---|",
     ]
     for v in verdicts:
-        verdict = "**significantly worse**" if v.worse else "better" if v.better else "not resolved"
+        mixed = v.worse and any(map(_better, v.rows))
+        verdict = (
+            "**significantly worse** (better at another table)"
+            if mixed
+            else "**significantly worse**"
+            if v.worse
+            else "better"
+            if v.better
+            else "not resolved"
+        )
         for row in v.rows:
             wins = _interval(100 * row["wins_diff"], 100 * row["wins_low"], 100 * row["wins_high"], "+.1f")
             lives = _interval(row["lives_diff"], row["lives_low"], row["lives_high"], "+.4f")
