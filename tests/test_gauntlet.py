@@ -26,8 +26,6 @@ from agents.gauntlet import (
     run_gauntlet,
 )
 from agents.populations import HELD_OUT_RANGES, draw_members
-from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.starts import endgame_standing
 from thirtyone_env.harness import evaluation
 from thirtyone_env.harness.evaluation import TournamentConfig, run_tournament, summarize
 from thirtyone_env.harness.files import FolderLock
@@ -246,37 +244,3 @@ def test_the_ablation_benchmark_splits_lives_by_players_in_as_json():
     out = json.loads(done.stdout)
     assert [r["players_in"] for r in out["by_players_in"]] == [3, 2]
     assert out["games"] == 6
-
-
-def test_headsup_games_start_at_the_drawn_end_and_are_the_same_game_for_either_player():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("headsup", ROOT / "benchmarks" / "headsup.py")
-    headsup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(headsup)
-    rules = Rules.preset("standard")
-    seats = [agents.from_spec("greedy") for _ in range(4)]
-    games = [headsup.play_endgame(seats, rules, 5, g) for g in range(12)]
-    assert games == [
-        headsup.play_endgame(seats, rules, 5, g) for g in range(12)
-    ]  # a game is its seed and index
-    assert any(won == 1.0 for won, _, _ in games) and any(won == 0.0 for won, _, _ in games)
-    for g, (won, lost, rounds) in enumerate(games):
-        standing = endgame_standing(np.random.default_rng([5, g, 0]), rules, 4, 0, 1.0)
-        assert standing[0] is not None and sum(x is not None for x in standing) == 2 and rounds >= 1
-        # the loser pays every life and the ride on the bike (free_ride); the winner fewer
-        assert lost == standing[0] + 1 if won == 0.0 else 0 <= lost <= standing[0]
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "headsup.py"), "greedy", "greedy", "--games", "6", "--seed", "2"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert (
-        "difference +0.0 points" in done.stdout and "difference +0.0000" in done.stdout
-    )  # the same player: 0
-    for bad, word in ((["--rules", "no_elimination"], "points"), (["--opponent", "nobody"], "nobody")):
-        refused = subprocess.run(
-            [sys.executable, str(ROOT / "benchmarks" / "headsup.py"), "greedy", "expert", *bad],
-            capture_output=True, text=True, cwd=ROOT, timeout=120,
-        )  # fmt: skip
-        assert refused.returncode == 2 and word in refused.stderr and "Traceback" not in refused.stderr

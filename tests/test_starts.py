@@ -1,6 +1,5 @@
 """Games that start at a standing (``new_game(lives=...)``, the env's ``lives`` reset
-option) and drawn endgames (``ThirtyOneEnv(endgame=...)``): exact outcomes on stacked
-decks, the checks of a standing, and the endgames' distribution."""
+option): exact outcomes on stacked decks and the checks of a standing."""
 
 from __future__ import annotations
 
@@ -11,8 +10,6 @@ from conftest import card
 from thirtyone_env import ThirtyOneEnv
 from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, new_game, stacked_deck, start_round
 from thirtyone_env.game.policies import RandomPolicy
-from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.starts import endgame_standing
 
 H31 = "Ah Kh Qh"
 H15 = "Tc 5c 2d"
@@ -85,40 +82,3 @@ def test_the_env_starts_at_a_standing_and_the_seats_out_never_play():
     fast = ThirtyOneEnv(4, "standard", backend="compiled")
     with pytest.raises(ValueError, match="need backend='python'"):
         fast.reset(seed=0, options={"lives": [None, 2, None, 1]})
-
-
-def test_drawn_endgames_put_the_agent_and_one_other_seat_in_with_lives_drawn():
-    env = ThirtyOneEnv(4, "standard", RandomPolicy(), endgame=1.0)
-    others, lives = set(), set()
-    for seed in range(200):
-        env.reset(seed=seed)
-        s = env.state
-        seats_in = [p for p in range(4) if s.active[p]]
-        assert len(seats_in) == 2 and env.seat in seats_in
-        (other,) = (p for p in seats_in if p != env.seat)
-        others.add((other - env.seat) % 4)
-        lives.update((s.lives[env.seat], s.lives[other]))
-        assert s.round_no >= 1 and s.active[s.dealer]
-    assert others == {1, 2, 3} and lives == {1, 2, 3, 4}
-
-
-def test_the_endgame_share_is_the_share_of_heads_up_starts():
-    rules = Rules.preset("standard")
-    draws = [endgame_standing(np.random.default_rng(k), rules, 4, 0, 0.25) for k in range(2000)]
-    share = sum(d is not None for d in draws) / len(draws)
-    assert 0.22 < share < 0.28
-    rng = np.random.default_rng(0)
-    before = rng.bit_generator.state
-    assert endgame_standing(rng, rules, 4, 0, 0.0) is None
-    assert rng.bit_generator.state == before  # share 0 draws nothing: the same games as ever
-
-
-@pytest.mark.parametrize("share", [-0.1, 1.5, True, "0.5", float("nan")])
-def test_a_bad_endgame_share_is_named(share):
-    with pytest.raises(ValueError, match="endgame="):
-        ThirtyOneEnv(4, "standard", endgame=share)
-
-
-def test_endgames_are_for_lives_games():
-    with pytest.raises(ValueError, match="lives games"):
-        ThirtyOneEnv(4, "no_elimination", endgame=0.5)

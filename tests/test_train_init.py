@@ -1,6 +1,5 @@
-"""train.py's other warm start and start distribution: ``--init-from`` (PPO from a saved
-model's networks, read without unpickling, anchored to it with ``--kl-coef``) and
-``--endgame`` (a share of training games dealt at their heads-up end)."""
+"""train.py's other warm start: ``--init-from`` (PPO from a saved model's networks, read
+without unpickling, anchored to it with ``--kl-coef``)."""
 
 import json
 
@@ -24,7 +23,7 @@ def source(tmp_path_factory):
 def test_a_run_starts_from_the_models_networks_and_is_anchored_to_them(source, tmp_path):
     done = run_train(
         "--run-name", "init", "--runs-dir", str(tmp_path), *TINY, "--init-from", str(source),
-        "--kl-coef", "0.1", "--endgame", "0.5",
+        "--kl-coef", "0.1",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     anchor = load_policy(tmp_path / "init" / "anchor_policy.npz")  # the policy PPO started from
@@ -32,7 +31,7 @@ def test_a_run_starts_from_the_models_networks_and_is_anchored_to_them(source, t
     obs = np.random.default_rng(0).random((64, start.layers[0][0].shape[0]), dtype=np.float32)
     assert np.allclose(anchor.logits(obs), start.logits(obs), atol=1e-5)
     config = (tmp_path / "init" / "config.json").read_text()
-    assert '"endgame": 0.5' in config and str(source) in config
+    assert str(source) in config
 
 
 def test_the_improvement_step_measures_the_models_moves_and_anchors_to_the_improved_policy(source, tmp_path):
@@ -164,8 +163,6 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
     ("extra", "message"),
     [
         (["--init-from", "no/such/model.zip"], "init_from: cannot read no/such/model.zip"),
-        (["--endgame", "1.5"], "endgame=1.5 must be a share in [0, 1]"),
-        (["--endgame", "0.5", "--rules", "no_elimination"], "endgame starts are for lives games"),
         (["--kl-coef", "0.1"], "it needs --imitate or --init-from"),
         (["--improve-decisions", "100"], "improve_decisions improves a trained model: it needs --init-from"),
         (["--heads-up-teacher", "expert"], "heads_up_teacher refits a trained model: it needs --init-from"),
@@ -180,7 +177,7 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
         (["--heads-up-others", "1.5"], "heads_up_others=1.5 must be a share in (0, 1]"),
     ],
 )
-def test_bad_warm_start_and_endgame_options_exit_2(tmp_path, extra, message):
+def test_bad_warm_start_options_exit_2(tmp_path, extra, message):
     done = run_train("--run-name", "bad", "--runs-dir", str(tmp_path), *TINY, *extra)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert not (tmp_path / "bad").exists()

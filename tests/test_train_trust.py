@@ -145,7 +145,7 @@ def test_two_processes_on_one_run_folder(tmp_path):
         while time.time() < deadline and not (tmp_path / "x" / "config.json").exists():
             time.sleep(0.1)
         second = subprocess.run(
-            [*args[:2], "--resume", str(tmp_path / "x")], cwd=ROOT, capture_output=True, text=True, timeout=60
+            [*args[:3], "--resume", str(tmp_path / "x")], cwd=ROOT, capture_output=True, text=True, timeout=60
         )
         assert second.returncode == 2, second.stderr
         assert f"run folder {tmp_path / 'x'} is in use" in second.stderr
@@ -261,7 +261,9 @@ def test_a_run_stored_with_a_removed_option_resumes_only_where_it_did_not_use_it
     that meant "not used" resumes; one that used it is refused, naming it."""
     run = copy_run(finished, tmp_path)
     stored = json.loads((run / "config.json").read_text())
-    (run / "config.json").write_text(json.dumps({**stored, "kl_half_life": 0, "improve_objective": "lives"}))
+    (run / "config.json").write_text(
+        json.dumps({**stored, "kl_half_life": 0, "improve_objective": "lives", "endgame": 0.0})
+    )
     assert main("--resume", str(run), "--total-timesteps", "768") == 0
     other = copy_run(finished, tmp_path / "other")
     (other / "config.json").write_text(json.dumps({**stored, "kl_heads_up": 0.5}))
@@ -270,6 +272,10 @@ def test_a_run_stored_with_a_removed_option_resumes_only_where_it_did_not_use_it
         "the run uses kl_heads_up, an experiment's option this train.py no longer has"
         in capsys.readouterr().err
     )
+    endgames = copy_run(finished, tmp_path / "endgames")  # heads-up starts: lab/endgame now
+    (endgames / "config.json").write_text(json.dumps({**stored, "endgame": 0.25}))
+    assert main("--resume", str(endgames), "--total-timesteps", "768") == 2
+    assert "the run uses endgame, an experiment's option" in capsys.readouterr().err
 
 
 def test_a_run_made_before_an_option_existed_resumes_with_it_at_its_default(finished, tmp_path, capsys):

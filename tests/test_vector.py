@@ -24,11 +24,9 @@ def _single_envs(n_games, num_players, rules, opponents, seed, **kw):
         ("blitz31", 4, ("greedy", "random", "greedy"), {"episode": "round"}),
         ("dutch", 6, ("greedy",) * 5, {"reward": "win"}),
         ("cut_throat", 2, ("random",), {}),
-        ("standard", 4, ("greedy", "random", "greedy"), {"endgame": 0.5}),  # drawn heads-up ends
-        ("standard", 4, ("random", "greedy", "greedy"), {"reward": "rate", "endgame": 0.3}),
-        ("standard", 3, ("random", "greedy"), {"endgame": 1.0, "episode": "round"}),
+        ("standard", 4, ("random", "greedy", "greedy"), {"reward": "rate"}),
         ("standard", 4, ("greedy", "random", "greedy"), {"opponent_history": True}),
-        ("pagat", 3, ("random", "greedy"), {"opponent_history": True, "endgame": 0.3}),
+        ("pagat", 3, ("random", "greedy"), {"opponent_history": True}),
     ],
 )
 def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
@@ -140,14 +138,12 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env():
     [
         ("standard", 4, GreedyPolicy, {}),
         ("pagat", 3, RandomPolicy, {}),
-        ("standard", 4, RandomPolicy, {"endgame": 0.4}),
         ("standard", 3, GreedyPolicy, {"opponent_history": True}),
     ],
 )
 def test_compiled_single_env_plays_the_python_env_game(rules, n, opponent, kw):
     """``ThirtyOneEnv(backend="compiled")``: the same observations, masks, rewards,
-    episode ends and info as the Python engine for the same seed and actions (drawn
-    endgames too)."""
+    episode ends and info as the Python engine for the same seed and actions."""
     py = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)], **kw)
     fast = ThirtyOneEnv(n, rules, [opponent() for _ in range(n - 1)], backend="compiled", **kw)
     (oa, ia), (ob, ib) = py.reset(seed=5), fast.reset(seed=5)

@@ -48,7 +48,13 @@ OPERATIONAL = (
 UNSTORED = {"keep_checkpoints": 0, "report_games": 0}
 #: Options of earlier versions that only experiments used, with the value that meant
 #: "not used": a stored run that has it resumes; one that used the option is refused.
-REMOVED = {"kl_half_life": 0, "kl_heads_up": 1.0, "improve_objective": "lives", "improve_players_in": 0}
+REMOVED = {
+    "kl_half_life": 0,
+    "kl_heads_up": 1.0,
+    "improve_objective": "lives",
+    "improve_players_in": 0,
+    "endgame": 0.0,
+}
 #: where a run's collection and evaluations run: given anew on every start (a resume
 #: takes them from its command line, else the defaults, never from config.json, which
 #: runs stored before these fields existed lack); the results do not depend on them
@@ -113,12 +119,6 @@ class TrainConfig:
         "steps at the start of PPO in which only the value function learns and the policy "
         "stays the warm start's (its first updates then follow advantages of a value "
         "function that knows the game)",
-    )
-    endgame: float = option(
-        0.0,
-        "share of training games that start at the end of a game, two players left: the learner and one "
-        "opponent in, lives drawn from 1..the rules' lives each (ThirtyOneEnv(endgame=...)); the part "
-        "of a game met least and decided by one life; evaluations play whole games",
     )
     init_from: str = option(
         "",
@@ -310,10 +310,6 @@ class TrainConfig:
             )
         if self.init_from and self.imitate:
             raise ValueError("init_from and imitate are two warm starts: give one of them")
-        if not 0.0 <= self.endgame <= 1.0:
-            raise ValueError(f"endgame={self.endgame!r} must be a share in [0, 1]")
-        if self.endgame and Rules.preset(self.rules).scoring != "lives":
-            raise ValueError(f"endgame starts are for lives games; the {self.rules} rules do not score lives")
         if not 0.0 <= self.league_population_share <= 1.0:
             raise ValueError(
                 f"league_population_share={self.league_population_share!r} must be a share in [0, 1]"

@@ -45,7 +45,6 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
             episode=config.episode,
             reward=config.reward,
             obs_encoding=config.obs_encoding,
-            endgame=config.endgame,
             opponent_history=config.opponent_history,
         )
         return ActionMasker(Monitor(env), lambda e: e.unwrapped.action_masks())
@@ -110,7 +109,6 @@ def make_vec(config: TrainConfig) -> Any:
                 seat="random" if config.seat == "random" else int(config.seat),
                 episode=config.episode,
                 reward=config.reward,
-                endgame=config.endgame,
                 opponent_history=config.opponent_history,
             )
         )

@@ -1,13 +1,13 @@
 """Heads-up ends: one player minus another at the drawn heads-up end of a game.
 
-    python benchmarks/headsup.py ppo:path=agents/models/ppo_standard_4p-v5.zip expert \\
+    python lab/endgame/headsup.py ppo:path=agents/models/ppo_standard_4p-v5.zip expert \\
         --opponent greedy --games 8000 --workers 2
 
 A full-game ablation (``benchmarks/ablation.py --by-players-in``) meets the heads-up end
 of a game in about one round in ten, too few to tell heads-up play apart. Here every
 game starts there: seat 0 and one other seat in, each with lives drawn from 1 to the
-rules' lives (:func:`~thirtyone_env.game.starts.endgame_standing`, the endgames of
-``ThirtyOneEnv(endgame=...)``), the other seats out, and the game is played to its end.
+rules' lives (``endgame_standing`` in ``starts.py`` beside this script), the other
+seats out, and the game is played to its end on the plain engine.
 Game ``i`` is the same for both players: its standing, dealer and every round's deck
 order come from the seed and ``i`` alone, so the difference is paired game by game:
 games won (95% interval of the mean difference) and lives lost a round (the ratio's
@@ -20,16 +20,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
 import agents
 from thirtyone_env.game.deal import new_game
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.starts import endgame_standing
 from thirtyone_env.harness.command import add_game_options
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
 from thirtyone_env.harness.evaluation import mean_ci, ratio_difference_ci
+
+# lab is not a package: ``starts.py`` beside this script, however the script is loaded
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from starts import endgame_standing  # noqa: E402
 
 CHUNK = 250  #: games a worker plays per task
 

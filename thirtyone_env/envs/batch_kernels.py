@@ -37,7 +37,6 @@ from thirtyone_env.envs.kernel_rules import (
     EXHAUSTED_SHOWDOWN,
     R_BLITZ2,
     R_BLITZ_LATE,
-    R_ENDGAME,
     R_EPISODE,
     R_EXHAUSTED,
     R_FREE_RIDE,
@@ -59,7 +58,6 @@ from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
 from thirtyone_env.game.encoding import TURN_SCALE, history_features
 from thirtyone_env.game.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
 from thirtyone_env.game.rewards import LIVES, RATE, WIN, settled_reward
-from thirtyone_env.game.starts import ENDGAME_SCALE
 from thirtyone_env.game.state import (
     NUM_TALLY,
     T_DRAWS,
@@ -558,42 +556,21 @@ def play_opponents(
 
 @njit(cache=True)
 def start_game(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, rew, i, seat):
-    """A new game for game ``i`` with the agent in ``seat``: lives (full, or with the
-    env's endgame share a drawn heads-up end, as ``starts.endgame_standing`` draws it),
-    the dealer drawn among the seats in, the first deal; ``G_RESET`` marks it as not
-    yet at the agent's first decision."""
+    """A new game for game ``i`` with the agent in ``seat``: full lives, the dealer
+    drawn, the first deal; ``G_RESET`` marks it as not yet at the agent's first decision."""
     n = hands.shape[1]
-    other = -1
-    if R[R_ENDGAME] > 0 and integers(rs, i, ENDGAME_SCALE) < R[R_ENDGAME]:
-        other = (seat + 1 + integers(rs, i, n - 1)) % n
-    seats_in = 0
     for p in range(n):
+        seat_i[i, p, S_LIVES] = R[R_LIVES]
+        seat_i[i, p, S_ACTIVE] = 1
         seat_i[i, p, S_ROUNDS] = 0
         seat_i[i, p, S_LOST] = 0
         for k in range(NUM_TALLY):
             seat_i[i, p, S_TALLY + k] = 0
-        if other < 0:
-            seat_i[i, p, S_LIVES] = R[R_LIVES]
-            seat_i[i, p, S_ACTIVE] = 1
-        elif (p == seat) | (p == other):
-            seat_i[i, p, S_LIVES] = 1 + integers(rs, i, R[R_LIVES])
-            seat_i[i, p, S_ACTIVE] = 1
-        else:
-            seat_i[i, p, S_LIVES] = 0
-            seat_i[i, p, S_ACTIVE] = 0
-        seats_in += seat_i[i, p, S_ACTIVE]
     g[i, G_ROUND] = 0
     g[i, G_SEAT] = seat
     g[i, G_PHASE] = ROUND_OVER
     g[i, G_RESET] = 1
-    k = integers(rs, i, seats_in)
-    dealer = -1
-    for p in range(n):
-        if seat_i[i, p, S_ACTIVE]:
-            if k == 0:
-                dealer = p
-                break
-            k -= 1
+    dealer = integers(rs, i, n)
     deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, deck, i, dealer)
     rew[i] = 0.0
 

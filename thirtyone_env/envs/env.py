@@ -71,7 +71,7 @@ from thirtyone_env.game.engine import (
 from thirtyone_env.game.policies import GreedyPolicy
 from thirtyone_env.game.rewards import seat_reward
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.starts import check_endgame_share, check_standing, endgame_standing
+from thirtyone_env.game.starts import check_standing
 from thirtyone_env.game.views import describe_view, player_view, public_result
 from thirtyone_env.harness.driver import Table, check_seated, observe, reset_players
 
@@ -103,12 +103,6 @@ class ThirtyOneEnv(gym.Env):
             ``GreedyPolicy`` / ``RandomPolicy`` opponents, the flat encoding; several
             times faster, and the same games, observations and rewards for the same
             seed; no ``state``, round results, render or records).
-        endgame: the share of episodes (games, or rounds) that start at the heads-up
-            end of a game: the agent and one other seat in, each with lives drawn from
-            ``1..rules.lives``, the others out
-            (:func:`~thirtyone_env.game.starts.endgame_standing`); 0 (the default)
-            draws nothing and deals the same games as before. For training the part
-            of a game a learner meets least; both backends draw the same endgames.
         opponent_history: add the ``opponent_history`` part to the observation (last,
             after every other part): per opponent, what the table has shown of its play
             over this game's settled rounds (knocks, its turn at them, hands shown at
@@ -135,7 +129,6 @@ class ThirtyOneEnv(gym.Env):
         illegal_action: str = "penalize",
         render_mode: str | None = None,
         backend: str = "python",
-        endgame: float = 0.0,
         opponent_history: bool = False,
     ) -> None:
         self.rules = Rules.resolve(rules)
@@ -147,9 +140,6 @@ class ThirtyOneEnv(gym.Env):
         self._reward_index = REWARDS.index(reward)
         self.obs_encoding = choice("obs_encoding", obs_encoding, ENCODINGS)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.endgame = check_endgame_share(endgame)
-        if self.endgame and self.rules.scoring != "lives":
-            raise ValueError(f"endgame starts are for lives games; these rules score {self.rules.scoring}")
         if render_mode is not None:
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
@@ -180,7 +170,7 @@ class ThirtyOneEnv(gym.Env):
             if obs_encoding != "flat" or render_mode is not None:
                 raise ValueError("backend='compiled' observes the flat encoding and does not render")
             self._compiled = CompiledGame(
-                n, self.rules, self.opponents, seat, episode, reward, self.endgame, self.opponent_history
+                n, self.rules, self.opponents, seat, episode, reward, self.opponent_history
             )
 
     def _seat_opponents(self, opponents: Any) -> list[Any]:
@@ -290,8 +280,6 @@ class ThirtyOneEnv(gym.Env):
         lives = options.get("lives")
         if lives is not None and check_standing(self.rules, n, lives)[self.seat] is None:
             raise ValueError(f"lives: the agent's seat {self.seat} must be in the game")
-        if lives is None:
-            lives = endgame_standing(rng, self.rules, n, self.seat, self.endgame)
         self._new_table(
             new_game(self.rules, n, rng, dealer=options.get("dealer"), deck=options.get("deck"), lives=lives)
         )
@@ -301,8 +289,7 @@ class ThirtyOneEnv(gym.Env):
             skipped.extend(results)
             if not done:
                 break
-            lives = endgame_standing(rng, self.rules, n, self.seat, self.endgame)
-            self._new_table(new_game(self.rules, n, rng, lives=lives))
+            self._new_table(new_game(self.rules, n, rng))
         self._pending = reward if self.episode == "game" else 0.0
         self._done = False
         info = self._info()

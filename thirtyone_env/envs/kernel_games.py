@@ -139,8 +139,6 @@ class KernelGames:
             external seats are: the games then play to their end by themselves
             (:meth:`play_to_end`, after :meth:`load_state` and :meth:`advance`; the
             play-outs of measured knocks); ``None`` (the default): the caller steps it.
-        endgame: the share of new games that start at a drawn heads-up endgame, as
-            ``ThirtyOneEnv(endgame=...)`` draws them.
     """
 
     def __init__(
@@ -153,7 +151,6 @@ class KernelGames:
         episode: str,
         reward: str,
         agents: Sequence[Any] | None = None,
-        endgame: float = 0.0,
     ) -> None:
         N, n = num_envs, layout.num_players
         k = n - 1
@@ -230,7 +227,7 @@ class KernelGames:
         self.pending = np.zeros(N, dtype=np.float64)
         self.values = value_array(rules)
         self.deck = np.asarray(rules.deck_cards, dtype=np.int64)
-        self.R = kernel_rules.pack(rules, episode, reward, endgame)
+        self.R = kernel_rules.pack(rules, episode, reward)
         self.offsets = kernel_offsets(layout)
         self.scale = float(layout.value_scale)
         self.illegal = np.zeros(N, dtype=np.bool_)
@@ -608,7 +605,6 @@ class CompiledGame:
         seat: Any,
         episode: str,
         reward: str,
-        endgame: float = 0.0,
         opponent_history: bool = False,
     ):
         kinds = kernel_opponents(opponents, num_players - 1)
@@ -630,7 +626,6 @@ class CompiledGame:
             seat,
             episode,
             reward,
-            endgame=endgame,
         )
         self.obs = np.zeros((1, layout.size), dtype=np.float32)
         self._actions = np.zeros(1, dtype=np.int64)

@@ -21,14 +21,11 @@ import numpy as np
 
 from thirtyone_env.envs.env_options import EPISODES, REWARDS
 from thirtyone_env.game.rules import KNOCKER_TIES, STOCK_EXHAUSTED, Rules
-from thirtyone_env.game.starts import ENDGAME_SCALE, check_endgame_share
 
 # Slots of the rules vector the kernels read (``R[R_KFT]``...).
 R_BLITZ2, R_KFT, R_RETURN, R_STAND, R_BLITZ_LATE, R_MAX_TURNS, R_EXHAUSTED = range(7)
 R_TIE, R_PENALTY, R_FREE_RIDE, R_MAX_ROUNDS, R_LIVES, R_EPISODE, R_REWARD = range(7, 14)
-#: the env's endgame share in parts of ``starts.ENDGAME_SCALE`` (the integer the draw compares)
-R_ENDGAME = 14
-NUM_R = 15
+NUM_R = 14
 
 # The codes of the choice options in their slots: the option's index in its owner's tuple.
 EXHAUSTED_VOID = STOCK_EXHAUSTED.index("void")
@@ -128,9 +125,9 @@ def batchable(rules: Rules) -> bool:
     return not refusals(rules)
 
 
-def pack(rules: Rules, episode: str, reward: str, endgame: float = 0.0) -> np.ndarray:
-    """The rules vector the kernels read for ``rules`` and the env's ``episode``,
-    ``reward`` and ``endgame`` options (``ValueError`` for rules they cannot play)."""
+def pack(rules: Rules, episode: str, reward: str) -> np.ndarray:
+    """The rules vector the kernels read for ``rules`` and the env's ``episode`` and
+    ``reward`` options (``ValueError`` for rules they cannot play)."""
     refused = refusals(rules)
     if refused:
         raise ValueError(f"the compiled kernels do not play {'; '.join(refused)}")
@@ -140,10 +137,9 @@ def pack(rules: Rules, episode: str, reward: str, endgame: float = 0.0) -> np.nd
             out[m.slot] = m.convert(rules)
     out[R_EPISODE] = EPISODES.index(episode)
     out[R_REWARD] = REWARDS.index(reward)  # the kind rewards.settled_reward takes
-    out[R_ENDGAME] = round(check_endgame_share(endgame) * ENDGAME_SCALE)
     return out
 
 
 def packed_slots() -> list[int]:
     """Every slot :func:`pack` fills, the env options' included (each once)."""
-    return [m.slot for m in MIRROR.values() if isinstance(m, Packed)] + [R_EPISODE, R_REWARD, R_ENDGAME]
+    return [m.slot for m in MIRROR.values() if isinstance(m, Packed)] + [R_EPISODE, R_REWARD]

@@ -53,7 +53,6 @@ from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import IllegalActionError
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.starts import check_endgame_share
 from thirtyone_env.harness.driver import check_seated
 
 
@@ -69,7 +68,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
     Args:
         num_envs: games played at once.
-        num_players, rules, seat, episode, reward, endgame, opponent_history: as for
+        num_players, rules, seat, episode, reward, opponent_history: as for
             ``ThirtyOneEnv``.
         opponents: ``"greedy"`` / ``"random"`` or a player for every other seat, or a
             list of ``num_players - 1`` of them, shared by every game (a player with
@@ -93,7 +92,6 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         seat: int | str = "random",
         episode: str = "game",
         reward: str = "lives",
-        endgame: float = 0.0,
         opponent_history: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
@@ -107,7 +105,6 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.seat_option = seat
         self.episode = _choice("episode", episode, EPISODES)
         self.reward_kind = _choice("reward", reward, REWARDS)
-        self.endgame = check_endgame_share(endgame)
         self.opponent_history = flag("opponent_history", opponent_history)
         self.layout = ObsLayout(n, self.rules, self.opponent_history)
         self.single_observation_space = flat_space(self.layout)
@@ -127,7 +124,6 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                     seat,
                     episode,
                     reward,
-                    endgame=endgame,
                     opponent_history=self.opponent_history,
                 )
                 for row in players
@@ -142,7 +138,6 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 seat,
                 self.episode,
                 self.reward_kind,
-                endgame=self.endgame,
             )
             self._masks = self.games.masks
         self._obs = np.zeros((num_envs, self.layout.size), dtype=np.float32)
