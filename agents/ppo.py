@@ -941,13 +941,17 @@ def observation_kind(policy: NumpyPolicy, num_players: int, rules: Any, name: st
 
 
 #: A deterministic decision whose best legal logit leads the next by at most this
-#: share of ``1 + |best|`` is a near tie: it is decided again by
+#: share of ``TIE_FLOOR + |best|`` is a near tie: it is decided again by
 #: :meth:`NumpyPolicy.row_logits`, which depends on the row alone. BLAS rounds a
 #: row's logits differently in batches of different sizes (the shipped agent: by up
-#: to 4e-5 on logits up to 45, some 1% of this margin; ``tests/test_ppo_batch.py``
-#: checks), so a game played alone and the same game in any batch get the same
-#: decisions. Near ties are rare (none in 5,000 of the shipped agent's decisions).
+#: to 4e-5 on logits up to 45, some 1% of this margin; a fresh network, whose logits
+#: are a few thousandths, by 1e-8; ``tests/test_ppo_batch.py`` checks both), so a game
+#: played alone and the same game in any batch get the same decisions. Near ties are
+#: rare (none in 5,000 of the shipped agent's decisions, 1% of a fresh network's).
 TIE_MARGIN = 1e-3
+#: the margin's floor: small enough that a fresh network's tiny logits are not all
+#: near ties (decided row by row, 50 times slower), far above its rounding
+TIE_FLOOR = 0.05
 
 
 def masked_action(
@@ -1025,7 +1029,7 @@ def _argmax_rows(policy: NumpyPolicy, obs: np.ndarray, legal: np.ndarray, logits
     best = logits.argmax(axis=1)
     if logits.shape[1] > 1:
         second, top = np.partition(logits, -2, axis=1)[:, -2:].T
-        near = top - second <= TIE_MARGIN * (1 + np.abs(top))
+        near = top - second <= TIE_MARGIN * (TIE_FLOOR + np.abs(top))
         if near.any():
             for k in np.flatnonzero(near):
                 best[k] = np.where(legal[k], policy.row_logits(obs[k]), -np.inf).argmax()
