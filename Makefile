@@ -40,14 +40,14 @@ test: $(STAMP) $(RLLIB_STAMP)
 	$(VENV)/bin/pytest -q -n 2 --ignore=tests/test_rllib.py
 	$(RLLIB_PY) -m pytest -q -p no:cacheprovider tests/test_rllib.py
 
-# The main job: the default recipe for the standard 4-player table in about three minutes
-# (an imitation of the expert, then policy improvement by measured moves until the time is
-# spent; the run report says what each step added), then a tournament of the fresh agent,
-# the shipped one and two heuristics (duplicate deals, rotated seats): table, results, plots.
+# The main job: the default recipe for the standard 4-player table in a few minutes (an
+# imitation of the expert with measured knocks, then a DAgger round; the run report says
+# what each step added), then a tournament of the fresh agent, the shipped one and two
+# heuristics (duplicate deals, rotated seats): table, results folder, plots.
 DEMO_RUN := demo-$(shell date +%Y%m%d-%H%M%S)
 demo: $(STAMP)
 	$(PY) train.py --run-name $(DEMO_RUN) --time-limit 150 --set imitation.decisions=60000 \
-		--set improvement.decisions=5000 --report-games 400 --set table.report_most_games=2000 --workers 2
+		--set dagger.decisions=60000 --report-games 400 --set table.report_most_games=2000 --workers 2
 	$(PY) evaluate.py --players ppo:path=runs/$(DEMO_RUN)/best_model.zip ppo expert greedy \
 		--games 400 --workers 2 --out results/$(DEMO_RUN)
 

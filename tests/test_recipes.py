@@ -199,8 +199,10 @@ def test_bad_options_are_named(capsys):
     assert "give STEP.OPTION=VALUE" in capsys.readouterr().err
     assert train("--set", "imitatoin.decisions=5") == 2
     assert "'imitatoin' is no step" in capsys.readouterr().err
-    assert train("--set", "improvement.decisions=-1", "--show") == 2
-    assert "(improvement): decisions=-1 must be 0" in capsys.readouterr().err
+    assert train("--set", "dagger.decisions=0", "--show") == 2
+    assert "step 2 (dagger): decisions=0 must be at least 1" in capsys.readouterr().err
+    assert train("--teacher", "none", "--set", "improvement.decisions=-1", "--show") == 2
+    assert "step 1 (improvement): decisions=-1 must be 0" in capsys.readouterr().err
     assert train(str(RECIPES / "default.toml"), "--rules", "cut_throat") == 2
     assert "a recipe file names its own" in capsys.readouterr().err
     assert train("--resume", "nowhere", "--seed", "3") == 2
