@@ -251,7 +251,16 @@ class Boom:
         ["evaluate.py", "--players", "greedy", "boom.py:Boom", "--games", "2", "--no-progress"],
         ["-m", "apps.play", "--opponents", "boom.py:Boom"],
         ["train.py", "--opponents", "boom.py:Boom"],
-        ["-m", "training.run_cli", "--opponents", "boom.py:Boom", "--total-timesteps", "64", "--vec-env", "dummy"],
+        [
+            "-m",
+            "training.run_cli",
+            "--opponents",
+            "boom.py:Boom",
+            "--total-timesteps",
+            "64",
+            "--vec-env",
+            "dummy",
+        ],
     ],
 )
 def test_a_player_whose_constructor_fails_is_named_without_a_traceback(tmp_path, command):

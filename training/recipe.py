@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from training.steps import MODEL, STEPS, Imitation, Step
+from training.steps import MODEL, STEPS, Imitation, Step, option
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,10 +32,6 @@ DEFAULT, NO_TEACHER = "default.toml", "no_teacher.toml"
 
 class RecipeError(ValueError):
     """A recipe that cannot run, said in one line."""
-
-
-def option(default: Any, help: str) -> Any:
-    return dataclasses.field(default=default, metadata={"help": help})
 
 
 @dataclass(frozen=True)
