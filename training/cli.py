@@ -14,7 +14,6 @@ exits with 130 once the running step saved what it could.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -175,11 +174,11 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
 
 def main(argv: list[str] | None = None) -> int:
     """Train as the command line says; the exit code (0, 2: bad input, 130: interrupted)."""
-    from training.run_cli import stop_like_ctrl_c
+    from training.run_cli import exit_code
 
-    stop_like_ctrl_c()
     args = build_parser().parse_args(argv)
-    try:
+
+    def work() -> int:
         if args.steps:
             from training.steps import step_help
 
@@ -192,11 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             check(recipe, root, place)
             print(recipe.to_toml(), end="")
             return 0
-
         run_recipe(recipe, root, place, resume, progress=not args.no_progress)
-    except (ValueError, OSError) as e:  # bad input, a place that cannot be written
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return 0
+        return 0
+
+    return exit_code(PROG, work)

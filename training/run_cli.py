@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,22 +101,33 @@ def stop_like_ctrl_c() -> None:
     signal.signal(signal.SIGTERM, _interrupt)
 
 
+def exit_code(prog: str, work: Callable[[], int]) -> int:
+    """A training command's exit code for ``work()``: its own, 2 for bad input or a place
+    that cannot be written (one line ``PROG: error: ...``, never a traceback), 130 when
+    interrupted (Ctrl-C or SIGTERM, once what could be saved is saved)."""
+    stop_like_ctrl_c()
+    try:
+        return work()
+    except (ValueError, OSError) as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     """Train as the command line says; the exit code (0, 2: bad input, 130: interrupted)."""
-    stop_like_ctrl_c()
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
+
+    def work() -> int:
         if args.sweep is not None:
             return sweep_main(parser, args)
         config, resume = config_from_args(args)
         train(config, resume=resume, progress=not args.no_progress)
-    except (ValueError, OSError) as e:  # bad input, a place that cannot be written
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return 0
+        return 0
+
+    return exit_code(PROG, work)
 
 
 if __name__ == "__main__":
