@@ -138,6 +138,17 @@ def test_the_time_limit_bounds_the_whole_recipe(tmp_path, capsys):
     assert "The recipe stopped early" in (tmp_path / "t" / "report.md").read_text()
 
 
+def test_a_recipe_file_carries_its_time_limit_and_the_command_line_overrides_it(tmp_path):
+    recipe = write(tmp_path, TINY_TABLE + "time_limit = 0.001\n" + TINY_STEPS)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "own") == 0
+    state = json.loads((tmp_path / "own" / "recipe.json").read_text())
+    assert state["stopped"] == "the time limit was spent before 1_imitation"
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "none", "--time-limit", "0") == 0
+    state = json.loads((tmp_path / "none" / "recipe.json").read_text())
+    assert [s["pass"] for s in state["steps"]] == ["1_imitation", "2_improvement"] and not state["stopped"]
+    assert all(s["report_seconds"] > 0 for s in state["steps"])
+
+
 def test_a_step_marked_until_time_repeats_until_the_time_is_spent(tmp_path):
     text = TINY_TABLE + '\n[[step]]\nkind = "improvement"\ndecisions = 100\nrollouts = 1\nuntil_time = true\n'
     recipe = write(tmp_path, text)
@@ -161,6 +172,7 @@ BAD = [
     (TINY_TABLE.replace("players = 2", "players = 12") + TINY_STEPS, "step 1 (imitation): "),
     (TINY_TABLE + "[tabel]\n" + TINY_STEPS, "unknown section 'tabel'"),
     (TINY_TABLE, "no [[step]]"),
+    (TINY_TABLE + "time_limit = -5\n" + TINY_STEPS, "[table] time_limit=-5.0 must be 0 or more"),
     ("[table\n", "not a TOML file"),
 ]  # fmt: skip
 

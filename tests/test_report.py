@@ -93,3 +93,18 @@ def test_a_step_worse_at_one_table_is_worse_even_where_it_is_better_at_another(t
     assert (
         "**significantly worse** (better at another table)" in text and "| ppo | expert x3 | 1,000 |" in text
     )
+
+
+def test_a_report_plays_on_to_resolve_only_while_time_is_left():
+    """The first games are always played; more, to resolve a difference, only until the
+    deadline (a recipe's time limit bounds its reports)."""
+    import math
+    import time
+
+    from agents.ppo import zoo_by_id
+    from training.report import resolved_row
+
+    after, before = (str(zoo_by_id(f"ppo_standard_2p-v{v}").path) for v in (2, 1))
+    args = (after, before, ["greedy"], 40, "standard", 5, 1, 120)
+    assert resolved_row(*args, deadline=time.monotonic())["games"] == 40
+    assert resolved_row(*args, deadline=math.inf)["games"] == 120

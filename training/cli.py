@@ -61,9 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--time-limit",
         type=float,
-        default=0.0,
-        help="seconds for the whole recipe: no step starts after it, a running one stops at it, and "
-        "a step marked until_time repeats until it (0: none; default 0)",
+        default=None,
+        help="seconds for the whole recipe, its reports included: no step starts after it, a running "
+        "one stops in time for its report, and a step marked until_time repeats until it "
+        "(0: none; default: the recipe's table.time_limit)",
     )
     add(
         "--report-games",
@@ -96,6 +97,14 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def _timed(place: Any, recipe: Any, time_limit: float | None) -> Any:
+    """``place`` with the time limit given, or the recipe's own."""
+    import dataclasses
+
+    limit = recipe.table.time_limit if time_limit is None else time_limit
+    return dataclasses.replace(place, time_limit=limit)
+
+
 def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     """The recipe, its run folder, where it runs, and whether it resumes."""
     from training.recipe import RecipeError, default, read, with_settings
@@ -106,11 +115,10 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         cluster=args.cluster,
         ray_address=args.ray_address,
         device=args.device,
-        time_limit=args.time_limit,
         keep_worse=args.keep_worse,
         report_games=args.report_games,
     )
-    if args.time_limit < 0 or args.workers < 0 or (args.report_games or 0) < 0:
+    if (args.time_limit or 0) < 0 or args.workers < 0 or (args.report_games or 0) < 0:
         raise RecipeError("--time-limit, --workers and --report-games must be 0 or more")
     if args.resume is not None:
         given = [
@@ -130,7 +138,8 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         if given:
             raise RecipeError(f"--resume goes on with the run's own recipe: drop {', '.join(given)}")
         root = Path(args.resume)
-        return stored_recipe(root), root, place, True
+        recipe = stored_recipe(root)
+        return recipe, root, _timed(place, recipe, args.time_limit), True
     if args.recipe is not None:
         given = [
             f
@@ -169,7 +178,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         while (runs / f"{stem}_{n}").exists():
             n += 1
         root = runs / f"{stem}_{n}"
-    return recipe, root, place, False
+    return recipe, root, _timed(place, recipe, args.time_limit), False
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -62,6 +62,10 @@ class Table:
         32_000, "the most games a report table plays on to (a 2-point difference needs 2,000 to 10,000)"
     )
     torch_threads: int = option(1, "torch threads of the fits and of PPO")
+    time_limit: float = option(
+        0.0,
+        "seconds for the whole recipe, its reports included (0: none); train.py --time-limit overrides it",
+    )
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,8 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
     if not isinstance(data.get("table", {}), dict):
         raise RecipeError(f"{source}: [table] must be a table")
     table = _build(Table, data.get("table", {}), f"{source}: [table]")
+    if table.time_limit < 0:
+        raise RecipeError(f"{source}: [table] time_limit={table.time_limit} must be 0 or more")
     raw = data.get("step", [])
     if not isinstance(raw, list) or not raw:
         raise RecipeError(f"{source}: no [[step]]: a recipe names at least one step")

@@ -19,9 +19,12 @@ locked:
 - ``report.md``, ``report.png``, ``report.json`` and ``best_model.zip``, the recipe's
   model.
 
-``time_limit`` bounds the recipe: a step is not started once it is spent, a collection
-stops after its running job, PPO stops at it, and a step marked ``until_time`` repeats
-(PPO: trains on) while time is left. The comparisons after a step are always played.
+``time_limit`` bounds the recipe, its reports included: a step is not started once it
+is spent, a running step stops early enough to leave its report the time the longest
+report so far took (a collection after its running job, PPO at once), a step marked
+``until_time`` repeats (PPO: trains on) while time is left, and a report plays on to
+resolve a difference only while time is left (its first ``report_games`` are always
+played, so a recipe may end a report's length past its limit).
 """
 
 from __future__ import annotations
@@ -225,15 +228,17 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
         while True:
             name = pass_name(planned, r)
             if name not in done:
-                left = deadline - time.monotonic()
+                left = deadline - time.monotonic() - _report_reserve(state, place)
                 if left <= 0:
                     stopped = f"the time limit was spent before {name}"
                     break
-                _run_pass(recipe, planned, r, root, place, state, left, progress)
+                _run_pass(recipe, planned, r, root, place, state, left, deadline, progress)
                 done.add(name)
             r += 1
             more = r <= planned.repeat or (
-                planned.until_time and time.monotonic() < deadline and place.time_limit
+                planned.until_time
+                and place.time_limit
+                and time.monotonic() < deadline - _report_reserve(state, place)
             )
             if not more:
                 break
@@ -244,6 +249,15 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
     _write_state(root, state)
     _write_report(recipe, root, state, place)
     return state
+
+
+def _report_reserve(state: dict[str, Any], place: Placement) -> float:
+    """Seconds a step leaves of the recipe's time for the report that follows it: the
+    longest report so far, or a twentieth of the time limit before the first."""
+    if not place.time_limit:
+        return 0.0
+    spent = [s.get("report_seconds", 0.0) for s in state.get("steps", [])]
+    return max(spent) if spent else place.time_limit / 20
 
 
 def _make_start(recipe: Recipe, root: Path, place: Placement, progress: bool) -> str:
@@ -278,6 +292,7 @@ def _run_pass(
     place: Placement,
     state: dict[str, Any],
     left: float,
+    deadline: float,
     progress: bool,
 ) -> None:
     """One pass of a step from the recipe's model so far, then its comparison with
@@ -291,7 +306,9 @@ def _run_pass(
         _train(config, progress)
     seconds = time.perf_counter() - t0
     out = str(config.run_dir / BEST)
-    verdict = compare_models(recipe, out, model_in, config.seed, place)
+    t1 = time.monotonic()
+    verdict = compare_models(recipe, out, model_in, config.seed, place, deadline)
+    report_seconds = time.monotonic() - t1
     worse = verdict.worse if verdict else False
     kept = not worse or place.keep_worse
     if worse:
@@ -306,6 +323,7 @@ def _run_pass(
             "pass": name,
             "kind": planned.step.kind,
             "seconds": seconds,
+            "report_seconds": report_seconds,
             "model": out,
             "model_in": model_in,
             "kept": kept,
@@ -315,9 +333,12 @@ def _run_pass(
     _write_state(root, state)
 
 
-def compare_models(recipe: Recipe, after: str, before: str, seed: int, place: Placement) -> Any:
+def compare_models(
+    recipe: Recipe, after: str, before: str, seed: int, place: Placement, deadline: float = math.inf
+) -> Any:
     """``after`` minus ``before`` at each report table (:class:`training.report.Verdict`
-    of :func:`training.report.resolved_row`); ``None`` without report games."""
+    of :func:`training.report.resolved_row`, played on no further than ``deadline``);
+    ``None`` without report games."""
     from training.report import Verdict, resolved_row
     from training.seeding import RunSeeds
 
@@ -332,7 +353,7 @@ def compare_models(recipe: Recipe, after: str, before: str, seed: int, place: Pl
         opponents = [spec] * (t.players - 1)
         most = max(games, t.report_most_games)
         row = resolved_row(
-            after, before, opponents, games, t.rules, RunSeeds(seed).evaluation(k), workers, most
+            after, before, opponents, games, t.rules, RunSeeds(seed).evaluation(k), workers, most, deadline
         )
         rows.append({**row, "table": f"{spec} x{t.players - 1}"})
     return Verdict("", rows)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,21 +83,38 @@ def _better(row: dict[str, Any]) -> bool:
 
 
 def resolved_row(
-    after: str, before: str, opponents: list[str], games: int, rules: str, seed: int, workers: int, most: int
+    after: str,
+    before: str,
+    opponents: list[str],
+    games: int,
+    rules: str,
+    seed: int,
+    workers: int,
+    most: int,
+    deadline: float = math.inf,
 ) -> dict[str, Any]:
     """Model file ``after`` minus ``before`` in the same seat against ``opponents`` on
     the same deals (:func:`agents.gauntlet.compare`): ``games`` games, then, while the
     wins interval reaches further than :data:`RESOLVE_WINS` from the difference, as many
-    more as that interval says a 2-point difference needs, up to ``most`` games."""
+    more as that interval says a 2-point difference needs, up to ``most`` games and, at
+    the rate the last comparison played, no further than ``deadline``
+    (``time.monotonic()``): a recipe's time limit bounds its reports too."""
     from agents.gauntlet import compare
 
     n = games
     while True:
+        t0 = time.monotonic()
         row = compare(f"ppo:path={after}", f"ppo:path={before}", opponents, n, rules, seed, workers)
         half = (row["wins_high"] - row["wins_low"]) / 2
         if half <= RESOLVE_WINS or n >= most:
             return row
-        n = min(most, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
+        wanted = min(most, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
+        per_game = (time.monotonic() - t0) / n
+        left = deadline - time.monotonic()
+        fits = wanted if math.isinf(left) or per_game <= 0 else int(left / per_game)
+        if fits <= n:
+            return row
+        n = min(wanted, fits)
 
 
 def compare_steps(config: Any, games: int) -> list[Verdict]:
