@@ -13,8 +13,9 @@ it in this list:
 
 The public names below are importable from here (``from thirtyone_env import
 ThirtyOneEnv, Rules``); each is loaded on first use, so ``import thirtyone_env.game...``
-loads no Gymnasium. ``ThirtyOne-v0`` is registered with Gymnasium as soon as both this
-package and Gymnasium are imported, in either order.
+loads no Gymnasium. ``ThirtyOne-v0`` and ``ThirtyOne-v1`` (its reward's return varies
+with play: :mod:`thirtyone_env.envs.versions`) are registered with Gymnasium as soon as
+both this package and Gymnasium are imported, in either order.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ _PUBLIC = {
 
 __all__ = sorted(_PUBLIC)
 
-ENV_ID = "ThirtyOne-v0"
+ENV_ID = "ThirtyOne-v0"  #: the first id; ThirtyOne-v1 changes only the default reward
 
 
 def __getattr__(name: str) -> Any:
@@ -63,16 +64,21 @@ def __dir__() -> list[str]:
 
 
 def register_envs() -> None:
-    """Register ``ThirtyOne-v0`` with Gymnasium (once): ``gym.make`` gives the single
+    """Register ``ThirtyOne-v0`` and ``ThirtyOne-v1`` with Gymnasium (once; what each
+    version changed: :mod:`thirtyone_env.envs.versions`): ``gym.make`` gives the single
     env, ``gym.make_vec(..., vectorization_mode="vector_entry_point")`` the batched one."""
     from gymnasium.envs.registration import register, registry
 
-    if ENV_ID not in registry:
-        register(
-            id=ENV_ID,
-            entry_point="thirtyone_env.envs.env:ThirtyOneEnv",
-            vector_entry_point="thirtyone_env.envs.vector:ThirtyOneVectorEnv",
-        )
+    entries = {
+        "ThirtyOne-v0": (
+            "thirtyone_env.envs.env:ThirtyOneEnv",
+            "thirtyone_env.envs.vector:ThirtyOneVectorEnv",
+        ),
+        "ThirtyOne-v1": ("thirtyone_env.envs.versions:make_v1", "thirtyone_env.envs.versions:make_vector_v1"),
+    }
+    for env_id, (entry, vector_entry) in entries.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point=entry, vector_entry_point=vector_entry)
 
 
 class _RegisterWithGymnasium(importlib.abc.MetaPathFinder):

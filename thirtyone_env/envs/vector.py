@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode
 
 from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.env import ThirtyOneEnv
-from thirtyone_env.envs.env_options import EPISODES, REWARDS, flag
+from thirtyone_env.envs.env_options import EPISODES, check_reward, flag
 from thirtyone_env.envs.env_options import choice as _choice
 from thirtyone_env.envs.kernel_games import KernelGames, seat_players
 from thirtyone_env.envs.spaces import flat_space
@@ -104,7 +104,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.num_players = n
         self.seat_option = seat
         self.episode = _choice("episode", episode, EPISODES)
-        self.reward_kind = _choice("reward", reward, REWARDS)
+        self.reward_kind = check_reward(reward, self.rules.scoring)
         self.opponent_history = flag("opponent_history", opponent_history)
         self.layout = ObsLayout(n, self.rules, self.opponent_history)
         self.single_observation_space = flat_space(self.layout)

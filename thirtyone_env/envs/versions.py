@@ -1,0 +1,46 @@
+"""The env ids registered with Gymnasium, and what each version changed.
+
+As in Gymnasium, an id's behaviour never changes: a change that alters what an episode
+returns gets a new version, and the older id stays registered as it was.
+
+- ``ThirtyOne-v0``: :class:`~thirtyone_env.envs.env.ThirtyOneEnv` as constructed, with
+  ``reward="lives"`` by default. In the lives games every lost game returns the same
+  total (the starting lives, or one more for a knocker's double charge: -3 or -4 at
+  ``cut_throat``), however long the seat stayed in, so an evaluation callback's mean
+  return or a learning curve of returns stays flat until the agent starts to win.
+- ``ThirtyOne-v1``: the same env with a reward whose return varies with play by default:
+  ``"rate"`` in the lives games (a game returns ``rounds played / num_players - lives
+  lost``, the linear form of the lives lost a round that tournaments report), and
+  ``"lives"`` where a round already settles points or chips (``no_elimination``,
+  ``banking``). An explicit ``reward=`` is taken as given, as in v0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from thirtyone_env.game.rules import Rules
+
+#: every registered id, oldest first
+ENV_IDS = ("ThirtyOne-v0", "ThirtyOne-v1")
+
+
+def v1_reward(rules: Any) -> str:
+    """``ThirtyOne-v1``'s default reward for ``rules`` (a :class:`Rules` or preset name)."""
+    return "rate" if Rules.resolve(rules).scoring == "lives" else "lives"
+
+
+def make_v1(**kwargs: Any) -> Any:
+    """``gym.make("ThirtyOne-v1", ...)``: the env with v1's default reward."""
+    from thirtyone_env.envs.env import ThirtyOneEnv
+
+    kwargs.setdefault("reward", v1_reward(kwargs.get("rules")))
+    return ThirtyOneEnv(**kwargs)
+
+
+def make_vector_v1(num_envs: int, **kwargs: Any) -> Any:
+    """``gym.make_vec("ThirtyOne-v1", num_envs, vectorization_mode="vector_entry_point")``."""
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+
+    kwargs.setdefault("reward", v1_reward(kwargs.get("rules")))
+    return ThirtyOneVectorEnv(num_envs, **kwargs)
