@@ -226,7 +226,6 @@ def test_numpy_actions_accepted():
         ({"reward": "points"}, "reward='points'"),
         ({"obs_encoding": "image"}, "obs_encoding='image'"),
         ({"illegal_action": "ignore"}, "illegal_action='ignore'"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
         ({"opponents": [RandomPolicy()]}, "1 policies given for 3"),
         ({"opponents": 5}, "opponents must be"),
     ],
@@ -234,6 +233,21 @@ def test_numpy_actions_accepted():
 def test_bad_arguments_name_the_problem(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ThirtyOneEnv(**kwargs)
+
+
+def test_sb3_make_vec_env_works_with_its_default_render_mode():
+    """SB3's ``make_vec_env`` asks every env for ``render_mode="rgb_array"``: as with
+    Gymnasium's own envs, a mode the env lacks gets a warning and no rendering."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    with pytest.warns(UserWarning, match="render_mode='rgb_array' is not supported"):
+        venv = make_vec_env("ThirtyOne-v0", n_envs=2, seed=3)
+    obs = venv.reset()
+    assert obs.shape == (2, venv.observation_space.shape[0])
+    masks = np.stack(venv.env_method("action_masks"))
+    obs, rewards, dones, infos = venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+    assert rewards.shape == (2,) and venv.envs[0].unwrapped.render() is None
+    venv.close()
 
 
 def test_bad_reset_options():

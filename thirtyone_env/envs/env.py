@@ -96,7 +96,8 @@ class ThirtyOneEnv(gym.Env):
             -1 and ``info["illegal_action"]``; ``"raise"``: raise
             :class:`~thirtyone_env.game.engine.IllegalActionError`.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
-            (prints it every step).
+            (prints it every step); another mode (SB3's ``make_vec_env`` asks for
+            ``"rgb_array"``) gets a warning, as Gymnasium gives, and no rendering.
         backend: ``"python"`` (the engine: every rule set and opponent, ``state``,
             round results in ``info``, ``render`` and ``save_record``) or ``"compiled"``
             (the numba kernels of :mod:`thirtyone_env.envs.vector`: the stock game with lives,
@@ -140,8 +141,13 @@ class ThirtyOneEnv(gym.Env):
         self._reward_index = REWARDS.index(reward)
         self.obs_encoding = choice("obs_encoding", obs_encoding, ENCODINGS)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        if render_mode is not None:
-            choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            # Gymnasium's behaviour for a mode an env lacks (SB3's make_vec_env asks for
+            # "rgb_array" by default): a warning, and render() shows nothing
+            gym.logger.warn(
+                f"render_mode={render_mode!r} is not supported (render modes: "
+                f"{self.metadata['render_modes']}): render() returns None"
+            )
         self.render_mode = render_mode
         self.opponents = self._seat_opponents(opponents)
         check_seated(self.opponents, n, self.rules)
@@ -167,7 +173,7 @@ class ThirtyOneEnv(gym.Env):
         self.backend = choice("backend", backend, BACKENDS)
         self._compiled = None
         if backend == "compiled":
-            if obs_encoding != "flat" or render_mode is not None:
+            if obs_encoding != "flat" or render_mode in self.metadata["render_modes"]:
                 raise ValueError("backend='compiled' observes the flat encoding and does not render")
             self._compiled = CompiledGame(
                 n, self.rules, self.opponents, seat, episode, reward, self.opponent_history
@@ -384,6 +390,8 @@ class ThirtyOneEnv(gym.Env):
         return str(write_lines(path, lines, replace=False))
 
     def render(self) -> str | None:
+        if self.render_mode not in self.metadata["render_modes"]:
+            return None  # no render mode, or one this env lacks (warned at construction)
         if self.state is None:
             gym.logger.warn("render() before reset(): nothing to show")
             return None
