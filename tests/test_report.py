@@ -13,7 +13,8 @@ HARMFUL = [
     "--total-timesteps", "1024", "--n-envs", "2", "--vec-env", "dummy", "--n-steps", "256",
     "--batch-size", "128", "--n-epochs", "4", "--learning-rate", "0.5", "--net-arch", "32,32",
     "--eval-every", "0", "--checkpoint-every", "1024", "--opponents", "greedy",
-    "--eval-opponents", "greedy", "--report-games", "200", "--workers", "2", "--no-progress",
+    "--eval-opponents", "greedy", "--report-most-games", "200", "--report-games", "200", "--workers", "2",
+    "--no-progress",
 ]  # fmt: skip
 
 

@@ -39,13 +39,14 @@ OPERATIONAL = (
     "workers",
     "keep_checkpoints",
     "report_games",
+    "report_most_games",
     "keep_worse",
 )
 #: what a field added since runs were first stored was in those runs, where its default
 #: says otherwise: a config.json without the field goes on as its run was made (a run
 #: stored before keep_checkpoints kept every checkpoint: resuming it deletes none unless
 #: --keep-checkpoints is given)
-UNSTORED = {"keep_checkpoints": 0, "report_games": 0}
+UNSTORED = {"keep_checkpoints": 0, "report_games": 0, "report_most_games": 0}
 #: Options of earlier versions that only experiments used, with the value that meant
 #: "not used": a stored run that has it resumes; one that used the option is refused.
 REMOVED = {
@@ -238,6 +239,11 @@ class TrainConfig:
         "games a table in the run report (report.md): each step's model against the model it "
         "started from, on the same deals (0: no comparison)",
     )
+    report_most_games: int = option(
+        32_000,
+        "the most games a report table plays on to while its wins interval is wider than a "
+        "2-point difference needs (a 2-point difference takes 2,000 to 10,000)",
+    )
     keep_worse: bool = option(
         False, "make a step's model the run's model even when the report finds it significantly worse"
     )
@@ -334,6 +340,8 @@ class TrainConfig:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be at least 1")
+        if self.report_most_games < 0:
+            raise ValueError(f"report_most_games={self.report_most_games!r} must be 0 or more")
         if self.report_games < 0:
             raise ValueError(f"report_games={self.report_games} must be 0 (no comparison) or more")
         for name in ("snapshot_every", "checkpoint_every", "eval_games"):

@@ -120,7 +120,9 @@ def resolved_row(
 def compare_steps(config: Any, games: int) -> list[Verdict]:
     """Each step's model minus the model it started from at each of the run's
     evaluation tables (the learner against ``players - 1`` copies of each
-    ``eval_opponents`` spec), ``games`` games each, seeded from the run's evaluation seeds."""
+    ``eval_opponents`` spec), ``games`` games each and more, up to the run's
+    ``report_most_games``, until a 2-point difference is resolved
+    (:func:`resolved_row`), seeded from the run's evaluation seeds."""
     models = step_models(config.run_dir, config.total_timesteps > 0)
     workers = config.workers or min(4, os.cpu_count() or 1)
     verdicts = []
@@ -136,7 +138,7 @@ def compare_steps(config: Any, games: int) -> list[Verdict]:
                 config.rules,
                 config.seeds.evaluation(k),
                 workers,
-                games,
+                max(games, config.report_most_games),
             )
             rows.append({**row, "table": f"{spec} x{config.players - 1}"})
         verdicts.append(Verdict(name, rows))
