@@ -376,3 +376,35 @@ def test_infos_show_no_hidden_hand_value(preset):
         if term:
             _, info = env.reset()
     assert unshown > 0
+
+
+def test_opponents_take_the_player_specs_every_command_takes():
+    """``opponents="expert"`` (or a list mixing specs and players) seats a new player
+    from the spec in each seat, as ``evaluate.py --players`` would; a bad spec is
+    refused naming it."""
+    env = ThirtyOneEnv(4, opponents="expert")
+    kinds = [type(o).__name__ for o in env.opponents]
+    assert kinds == ["ExpertPlayer"] * 3 and len({id(o) for o in env.opponents}) == 3
+    mixed = ThirtyOneEnv(3, opponents=["ppo", RandomPolicy()], seat=0)
+    assert type(mixed.opponents[0]).__name__ == "PPOPlayer" and isinstance(mixed.opponents[1], RandomPolicy)
+    obs, info = mixed.reset(seed=2)
+    for _ in range(30):  # the zoo's 3-player model plays its seat
+        obs, _, term, _, info = mixed.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if term:
+            obs, info = mixed.reset()
+    with pytest.raises(ValueError, match="unknown player 'expret'"):
+        ThirtyOneEnv(3, opponents="expret")
+    with pytest.raises(ValueError, match="no zoo model for 5 players"):
+        ThirtyOneEnv(5, opponents="ppo")
+
+
+def test_the_vector_env_takes_player_specs_too():
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+
+    venv = ThirtyOneVectorEnv(2, opponents="expert")
+    obs, info = venv.reset(seed=1)
+    for _ in range(10):
+        obs, _, _, _, info = venv.step(np.array([np.flatnonzero(m)[0] for m in info["action_mask"]]))
+    assert obs.shape == (2, venv.single_observation_space.shape[0])
+    with pytest.raises(ValueError, match="unknown player 'nobody'"):
+        ThirtyOneVectorEnv(2, opponents="nobody")

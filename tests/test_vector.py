@@ -101,8 +101,8 @@ def test_variants_fall_back_to_one_env_per_game():
 
 
 def test_bad_arguments_are_named():
-    with pytest.raises(ValueError, match="unknown opponent 'expert'"):
-        ThirtyOneVectorEnv(2, 4, opponents="expert")
+    with pytest.raises(ValueError, match="unknown player 'expret'"):
+        ThirtyOneVectorEnv(2, 4, opponents="expret")
     with pytest.raises(ValueError, match="num_envs=0"):
         ThirtyOneVectorEnv(0)
     with pytest.raises(ValueError, match="episode='hand'"):

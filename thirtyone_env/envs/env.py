@@ -74,6 +74,7 @@ from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.starts import check_standing
 from thirtyone_env.game.views import describe_view, player_view, public_result
 from thirtyone_env.harness.driver import Table, check_seated, observe, reset_players
+from thirtyone_env.harness.player_specs import spec_player
 
 __all__ = ["BACKENDS", "EPISODES", "ILLEGAL_ACTION_MODES", "RESET_OPTIONS", "REWARDS", "ThirtyOneEnv"]
 
@@ -85,8 +86,10 @@ class ThirtyOneEnv(gym.Env):
         num_players: table size, 2..9 (the rules' deck must deal it).
         rules: a :class:`~thirtyone_env.game.rules.Rules` or a preset name.
         opponents: ``None`` (a :class:`~thirtyone_env.game.policies.GreedyPolicy` in every
-            other seat), one policy for all of them, or a list of ``num_players - 1``
-            policies seated clockwise after the agent.
+            other seat), one policy for all of them, a player spec as every command
+            takes (``"expert"``, ``"ppo"``, ``"search:worlds=64"``, ``"file.py:Class"``:
+            a new player in each seat), or a list of ``num_players - 1`` policies or
+            specs seated clockwise after the agent.
         seat: the agent's seat, or ``"random"`` (drawn each episode).
         episode: ``"game"`` or ``"round"`` (see the module doc).
         reward: ``"lives"``, ``"win"`` or ``"rate"`` (see the module doc).
@@ -183,14 +186,18 @@ class ThirtyOneEnv(gym.Env):
         k = self.num_players - 1
         if opponents is None:
             opps = [GreedyPolicy() for _ in range(k)]
-        elif hasattr(opponents, "act"):
+        elif hasattr(opponents, "act") or isinstance(opponents, str):
             opps = [opponents] * k
-        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
+        elif isinstance(opponents, Sequence):
             opps = list(opponents)
             if len(opps) != k:
                 raise ValueError(f"opponents: {len(opps)} policies given for {k} other seats")
         else:
-            raise ValueError(f"opponents must be a policy or a list of {k} policies, got {opponents!r}")
+            raise ValueError(
+                f"opponents must be a policy, a player spec or a list of {k} of them, got {opponents!r}"
+            )
+        # a spec makes a new player for each seat it names (players keep per-game state)
+        opps = [spec_player(p) if isinstance(p, str) else p for p in opps]
         for i, p in enumerate(opps):
             if not callable(getattr(p, "act", None)):
                 raise ValueError(f"opponent {i} ({p!r}) has no act(observation, action_mask) method")

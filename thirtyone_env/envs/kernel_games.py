@@ -37,6 +37,7 @@ from thirtyone_env.game.engine import DISCARD, DRAW, PHASE_NAMES, GameState
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.view_batch import batch_rows, empty_batch
+from thirtyone_env.harness.player_specs import spec_player
 
 #: Opponents the kernels play, by name.
 KERNEL_OPPONENTS = ("greedy", "random")
@@ -79,9 +80,11 @@ def _check_opponent(o: Any, where: str) -> None:
 
 
 def seat_players(opponents: Any, k: int, num_envs: int) -> list[list[Any]]:
-    """Every game's ``k`` opponents, in seat order after the agent: one player (or name)
-    for every seat, a list of ``k`` shared by all games, or a callable that makes one
-    game's list (called once per game: each game keeps its own)."""
+    """Every game's ``k`` opponents, in seat order after the agent: one player (or name,
+    or player spec) for every seat, a list of ``k`` shared by all games, or a callable
+    that makes one game's list (called once per game: each game keeps its own). A spec
+    other than a kernel player's name (``"expert"``, ``"ppo"``) makes a new player for
+    each of its seats in every game."""
     if callable(opponents) and not hasattr(opponents, "act"):
         games = []
         for i in range(num_envs):
@@ -96,6 +99,15 @@ def seat_players(opponents: Any, k: int, num_envs: int) -> list[list[Any]]:
         opponents = [opponents] * k
     if not isinstance(opponents, Sequence) or len(opponents) != k:
         raise ValueError(f"opponents: give one opponent, a list of {k}, or a callable making the list")
+    specs = [isinstance(o, str) and opponent_kind(o) is None for o in opponents]
+    if any(specs):  # a player spec: a new player in each of its seats of every game
+        built = [
+            [spec_player(o) if s else o for o, s in zip(opponents, specs, strict=True)]
+            for _ in range(num_envs)
+        ]
+        for j, o in enumerate(built[0]):
+            _check_opponent(o, f"opponents[{j}]")
+        return built
     for j, o in enumerate(opponents):
         _check_opponent(o, f"opponents[{j}]")
     return [list(opponents)] * num_envs

@@ -18,8 +18,10 @@ and aggregate them, and a command line (``python -m thirtyone_env.research``).
   surfaces, switch rates and costs, the discard signal, each with a 95% interval;
 - :mod:`~thirtyone_env.research.folder`, :mod:`~thirtyone_env.research.report`,
   :mod:`~thirtyone_env.research.plots`: the results folder, summary and PNGs;
-- :mod:`~thirtyone_env.research.players`: the command line's player specs (read by
-  the spec reader an installed package registers; this project's is ``agents.from_spec``).
+
+The command line's player specs are read by the spec reader an installed package
+registers (:mod:`thirtyone_env.harness.player_specs`; this project's is
+``agents.from_spec``).
 
 Players are passed in by the caller (``make_player(spec)``), so this layer never
 imports a player package.

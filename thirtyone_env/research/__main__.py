@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cluster == "local" and args.ray_address is not None:
             raise ValueError("--ray-address needs --cluster ray")
         backend = Backend(args.cluster, args.workers, args.ray_address)
-        from thirtyone_env.research.players import spec_reader
+        from thirtyone_env.harness.player_specs import spec_reader
 
         make_player = spec_reader(config.table, backend)
         from thirtyone_env.game.rules import Rules

@@ -1,19 +1,20 @@
-"""Player specs for the research command line, without importing a player package.
+"""Players from specs (``"expert"``, ``"search:worlds=64"``, ``"ppo"``,
+``"file.py:Class"``) without importing a player package.
 
-The game layer knows the simple players only; the full spec language (``expert``,
-``search:worlds=64``, ``ppo:path=...``, a class by import path or file) belongs to the
+The game layer knows the simple players only; the full spec language belongs to the
 ``agents`` package, which the layers of ``thirtyone_env`` never import. It registers
 its spec reader under the entry point group :data:`GROUP` (``pyproject.toml``), and
-the command line finds it there: any package may register one instead.
+the envs and the research command find it there: any package may register one instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from thirtyone_env.harness.parallel import Backend
+if TYPE_CHECKING:
+    from thirtyone_env.harness.parallel import Backend
 
 #: Entry point group of the function ``reader(specs, backend)`` that gives the function
 #: turning a player spec into a player.
@@ -32,3 +33,8 @@ def spec_reader(specs: Iterable[str] = (), backend: Backend | None = None) -> Ca
             "(pip install -e .), whose agents package registers one"
         )
     return entries[0].load()(specs, backend)
+
+
+def spec_player(spec: str) -> Any:
+    """A new player from ``spec`` (``ValueError`` naming the problem for a bad one)."""
+    return spec_reader([spec])(spec)
