@@ -807,12 +807,26 @@ class PolicyPlayer:
         self.obs_encoding = observation_kind(self.policy, num_players, rules, self.name)
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        self._check_history(observation)
         return masked_action(self.policy, observation, action_mask, self.deterministic, self.rng, self.name)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row of ``observations`` ``(B, input_size)`` under ``masks``
         ``(B, num_actions)``; the inputs are not kept."""
+        self._check_history(observations)
         return masked_actions(self.policy, observations, masks, self.deterministic, self.rng, self.name)
+
+    def _check_history(self, observation: Any) -> None:
+        """A model that reads the opponent history, given an observation without it:
+        ``ValueError`` saying how to get it (tables and the envs' opponent seats give
+        each player the observation it asks for; one's own loop needs the env's flag)."""
+        size = np.shape(observation)[-1] if np.ndim(observation) else None
+        if self.obs_encoding == "flat+history" and size is not None and size != self.policy.input_size:
+            raise ValueError(
+                f"{self.name} reads the opponent history ({self.policy.input_size} observation values), "
+                f"got {size}: make the env with opponent_history=True "
+                '(gym.make("ThirtyOne-v1", opponent_history=True)); as an env\'s opponent it gets it by itself'
+            )
 
 
 class PPOPlayer(PolicyPlayer):

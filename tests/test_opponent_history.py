@@ -222,3 +222,18 @@ def test_the_opponent_types_benchmark_reads_a_random_player_from_its_pickups(cap
     with pytest.raises(SystemExit) as e:
         bench.main(["greedy", "nobody"])
     assert e.value.code == 2
+
+
+def test_a_model_that_reads_the_history_says_how_to_get_it_in_ones_own_loop():
+    """The shipped 4-player model reads the opponent history: in one's own loop over an
+    env without it, ``act`` says which flag gives it; with the flag it plays."""
+    import agents
+
+    player = agents.make("ppo")
+    player.check_table(4, "standard")
+    plain, with_history = ThirtyOneEnv(4), ThirtyOneEnv(4, opponent_history=True)
+    obs, info = plain.reset(seed=0)
+    with pytest.raises(ValueError, match="make the env with opponent_history=True"):
+        player.act(obs, info["action_mask"])
+    obs, info = with_history.reset(seed=0)
+    assert info["action_mask"][player.act(obs, info["action_mask"])] == 1
