@@ -253,3 +253,36 @@ def test_infos_carry_no_hidden_hand(preset):
                         np.testing.assert_array_equal(mine[part], theirs[part], err_msg=f"{name} {part}")
                     twins += 1
     assert hidden_values > 0 and twins > 0
+
+
+def test_built_in_and_shipped_players_sit_in_the_aec_loop():
+    """``observe_for`` hands each scripted seat the observation its player reads (a
+    ``PlayerView`` for the heuristics, the flat encoding for the zoo's model), so a
+    whole game plays with three kinds of players beside a random learner."""
+    import agents
+
+    env = multiagent.env(num_players=4)
+    env.reset(seed=7)
+    scripted = {
+        "player_1": agents.make("greedy"),
+        "player_2": agents.make("expert"),
+        "player_3": agents.make("ppo"),
+    }
+    rng = np.random.default_rng(0)
+    moves = {a: 0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if agent in scripted:
+            seen = env.unwrapped.observe_for(agent, scripted[agent])
+            assert np.array_equal(seen["action_mask"], obs["action_mask"])
+            action = scripted[agent].act(seen["observation"], seen["action_mask"])
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        assert obs["action_mask"][action] == 1
+        moves[agent] += 1
+        env.step(action)
+    assert all(moves.values())
+    assert scripted["player_3"].obs_encoding == "flat+history"  # told the table: the 4p model

@@ -20,6 +20,11 @@ is eliminated; the game ends when one is left (or at the rules' round limit).
 ``infos[agent]["round_result"]`` is the last round's result as that agent saw it
 (:func:`~thirtyone_env.game.views.public_result`: no value of a hand that was never shown,
 after a blitz or a void round); ``infos[agent]["winners"]`` at the end.
+
+Scripted seats: :meth:`raw_env.observe_for` gives an agent's observation as a given
+player reads it (a built-in heuristic reads a ``PlayerView``, the shipped 4-player
+model the flat encoding with the opponent history), so built-in, shipped and own
+players sit in the AEC loop beside learners.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, GameState, legal_ma
 from thirtyone_env.game.rewards import seat_reward
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.views import describe_view, player_view, public_result
-from thirtyone_env.harness.driver import Table
+from thirtyone_env.harness.driver import Table, check_seated, observe
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -110,6 +115,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._n_actions = n_actions
         self.state_ = None
         self._table: Table | None = None
+        self._seated: set[int] = set()  # players observe_for told the table
         self.np_random = np.random.default_rng()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -208,6 +214,25 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         )
         mask = legal_mask(s) if acting else np.zeros(self._n_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
+
+    def observe_for(self, agent: str, player: Any) -> dict[str, Any]:
+        """``agent``'s observation as ``player`` reads it, to seat a built-in, shipped or
+        own player in the AEC loop: ``{"observation": ..., "action_mask": ...}`` with
+        the observation in the player's ``obs_encoding`` (``"view"``: a
+        :class:`~thirtyone_env.game.views.PlayerView`; ``"flat+history"``: with the
+        opponent history; ``"flat"`` when it names none), the same seat's cards and
+        public table as :meth:`observe`. The first call for a player tells it the table
+        (its ``check_table``: the learned player picks its model there)::
+
+            obs = env.unwrapped.observe_for(agent, expert)
+            action = expert.act(obs["observation"], obs["action_mask"])
+        """
+        if id(player) not in self._seated:
+            check_seated([player], self.num_players, self.rules)
+            self._seated.add(id(player))
+        encoding = getattr(player, "obs_encoding", "flat")
+        seen = observe(self.state_, self.agent_name_mapping[agent], encoding, self.layout)
+        return {"observation": seen, "action_mask": self.observe(agent)["action_mask"]}
 
     def render(self) -> str | None:
         if self.render_mode is None:
