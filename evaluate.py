@@ -105,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
         "with expert in the same seat on the same deals (paired differences, 95%% CIs)",
     )
     p.add_argument(
+        "--names",
+        nargs="+",
+        default=None,
+        help="display names of the --players, one each, all different (default: the specs)",
+    )
+    p.add_argument(
         "--games",
         type=int,
         default=None,
@@ -250,9 +256,18 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tou
         if args.record.exists() and not args.record.is_dir():
             parser.error(f"--record {args.record} exists and is not a folder")
         record = str(args.record)
-    return TournamentConfig(
-        tuple(args.players), args.games, args.rules, args.seed, max(1, args.workers), record
-    )
+    try:
+        return TournamentConfig(
+            tuple(args.players),
+            args.games,
+            args.rules,
+            args.seed,
+            max(1, args.workers),
+            record,
+            tuple(args.names or ()),
+        )
+    except ValueError as e:
+        parser.error(f"--names: {e}")
 
 
 def results_dir(args: argparse.Namespace, config: TournamentConfig) -> Path:
@@ -352,7 +367,9 @@ def resumable(out: Path, config: TournamentConfig) -> tuple[dict[int, list], Any
     if config.record_dir is not None:
         return {}, None
     what = json.loads(
-        json.dumps({k: v for k, v in config_dict(config).items() if k != "workers"} | {"chunk": CHUNK})
+        json.dumps(
+            {k: v for k, v in config_dict(config).items() if k not in ("workers", "names")} | {"chunk": CHUNK}
+        )
     )
     marker, partial = out / "tournament.json", out / "partial"
     done: dict[int, list] = {}
@@ -393,6 +410,7 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
     command = "python evaluate.py " + " ".join(
         ["--players", *config.players, "--games", str(config.total_games), "--rules", config.rules]
         + ["--seed", str(config.seed), "--workers", str(config.workers)]
+        + (["--names", *config.names] if config.names else [])
     )
     done, on_unit = resumable(out, config)  # before the first line: a refusal plays nothing
     console.print(f"[bold]{command}[/bold]")

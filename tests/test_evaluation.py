@@ -2,6 +2,7 @@
 statistics on known cases, and evaluate.py's output and error paths."""
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -151,13 +152,15 @@ def test_summarize_and_pairing_on_handmade_games():
     assert board[0]["label"] == "a" and board[0]["ordinal"] > board[1]["ordinal"]
 
 
-def run_cli(*args, cwd=ROOT):
+def run_cli(*args, cwd=ROOT, env_columns=None):
+    env = None if env_columns is None else {**os.environ, "COLUMNS": str(env_columns)}
     return subprocess.run(
         [sys.executable, str(ROOT / "evaluate.py"), *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=300,
+        env=env,
     )
 
 
@@ -176,6 +179,8 @@ def run_cli(*args, cwd=ROOT):
         (["--players", "greedy", "greedy", "--seed", "-1"], "--seed must be a non-negative integer"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "README.md")], "is not a results folder"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "notebooks")], "is not a results folder"),
+        (["--players", "greedy", "greedy", "--names", "a"], "--names: 1 names given for 2 players"),
+        (["--players", "greedy", "random", "--names", "a", "a"], "give every player a different"),
     ],
 )
 def test_bad_input_exits_2_with_a_clear_message(args, message):
@@ -183,6 +188,24 @@ def test_bad_input_exits_2_with_a_clear_message(args, message):
     assert r.returncode == 2
     assert message in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_display_names_label_every_table_and_long_names_are_never_cut(tmp_path):
+    """``--names`` labels the players in the tables and results; without it, two long
+    specs that share their start are printed whole (folded), never cut alike."""
+    out = tmp_path / "named"
+    r = run_cli(
+        "--players", "greedy", "random", "--names", "Greta", "Randy", "--games", "8", "--out", str(out)
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Greta" in r.stdout and "Randy" in r.stdout
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["players"]) == ["Greta", "Randy"] and results["config"]["names"] == ["Greta", "Randy"]
+    long_a, long_b = "greedy:knock_at=25.0", "greedy:knock_at=26.0"
+    r = run_cli("--players", long_a, long_b, "--games", "4", "--out", str(tmp_path / "long"), env_columns=60)
+    assert r.returncode == 0, r.stderr
+    flat = "".join(ch for ch in r.stdout if ch not in " \n│┃║|")
+    assert "…" not in r.stdout and "knock_at=25.0" in flat and "knock_at=26.0" in flat
 
 
 def test_evaluate_writes_the_results_folder(tmp_path):

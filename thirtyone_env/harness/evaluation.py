@@ -51,6 +51,15 @@ class TournamentConfig:
     seed: int = 0
     workers: int = 1
     record_dir: str | None = None  #: write every game as JSON Lines here (one file per deal set)
+    #: display names, one per player, all different (empty: the specs, numbered where repeated)
+    names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.names:
+            if len(self.names) != len(self.players):
+                raise ValueError(f"{len(self.names)} names given for {len(self.players)} players")
+            if any(not str(n).strip() for n in self.names) or len(set(self.names)) != len(self.names):
+                raise ValueError(f"names {list(self.names)}: give every player a different, non-empty name")
 
     @property
     def num_players(self) -> int:
@@ -223,7 +232,7 @@ def config_dict(config: TournamentConfig) -> dict[str, Any]:
         "rules_fields": dataclasses.asdict(Rules.resolve(config.rules)),
         "seed": config.seed,
         "workers": config.workers,
-    }
+    } | ({"names": list(config.names)} if config.names else {})
 
 
 def write_record_manifest(config: TournamentConfig, **extra: Any) -> Path:
@@ -368,7 +377,10 @@ def outcomes_from_json(text: str) -> list[GameOutcome]:
 
 
 def player_labels(config: TournamentConfig) -> list[str]:
-    """Unique labels: the spec, prefixed by its index where a spec repeats."""
+    """Unique labels: the display names if given, else the spec, prefixed by its index
+    where a spec repeats."""
+    if config.names:
+        return list(config.names)
     return [f"{i}:{p}" if config.players.count(p) > 1 else p for i, p in enumerate(config.players)]
 
 

@@ -279,15 +279,15 @@ def print_report(
     labels = list(summary)
     table = Table(title=f"{config.total_games} games, rules={config.rules}, seed={config.seed} (±: 95% CI)")
     table.add_column("statistic")
-    for label in labels:
-        table.add_column(label, justify="right")
+    for label in labels:  # names fold onto more lines, never cut: two players never look alike
+        table.add_column(label, justify="right", overflow="fold")
     for key, title in STATS.items():
         table.add_row(title, *(_fmt(summary[p][key], key in PERCENT_STATS) for p in labels))
     console.print(table)
 
     diffs = Table(title="Paired differences, row minus column player (same deals; * = 95% CI excludes 0)")
     for col in ("player", "vs"):
-        diffs.add_column(col)
+        diffs.add_column(col, overflow="fold")
     for col in ("wins [95% CI, points]", "", "lives/round [95% CI]", ""):
         diffs.add_column(col, no_wrap=True)
     for d in extra.get("paired_differences", []):
@@ -301,7 +301,7 @@ def print_report(
 
     board = Table(title="OpenSkill leaderboard (Plackett-Luce, by finishing place)")
     for col in ("rank", "player", "ordinal", "mu", "sigma"):
-        board.add_column(col)
+        board.add_column(col, overflow="fold")
     for rank, r in enumerate(extra.get("ratings", []), 1):
         board.add_row(str(rank), r["label"], f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}")
     console.print(board)
