@@ -312,3 +312,27 @@ def test_the_command_line_checks_its_options(tmp_path, capsys):
             main(["--port", str(s.getsockname()[1])])
         assert e.value.code == 2 and "cannot listen" in capsys.readouterr().err
     assert Path(__file__).parents[1].joinpath("apps/web/static/shell.html").is_file()
+
+
+def test_the_http_api_describes_itself_behind_the_token(client):
+    """FastAPI's OpenAPI document and page, on the same token as every route."""
+    schema = client.get("/api/openapi.json").json()
+    paths = set(schema["paths"])
+    assert {"/api/options", "/api/games", "/api/games/{key}", "/api/games/{key}/move"} <= paths
+    assert "/" not in paths and "/watch" not in paths  # pages, not API
+    assert "swagger" in client.get("/api/docs").text.lower()
+    anonymous = TestClient(client.app, base_url="http://127.0.0.1")
+    assert anonymous.get("/api/openapi.json").status_code == 401
+
+
+def test_a_game_the_person_is_knocked_out_of_plays_on_to_its_end(client):
+    """Out of the game, the person watches it end: the answer says who won, and the
+    record is the whole game (its winners written), not an unfinished one."""
+    r = client.post("/api/games", json={"opponents": ["expert", "expert", "expert"], "seed": 2})
+    answer = r.json()
+    done = play_out(client, answer["id"], answer, seed=2)  # random moves: out before the end
+    state = done["state"]
+    assert state["out"] and state["finished"] and state["winners"] and state["seat"] not in state["winners"]
+    lines = [json.loads(x) for x in client.get(f"/api/games/{answer['id']}/record").text.splitlines()]
+    assert lines[-1]["type"] == "end" and lines[-1]["winners"] == state["winners"]
+    assert sum(1 for _ in replay(lines)) > 0

@@ -142,7 +142,15 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
     config = config or WebConfig()
     token = config.token or secrets.token_urlsafe(32)
     records, results = config.records, config.results
-    app = FastAPI(title="thirtyone web table", docs_url=None, redoc_url=None, openapi_url=None)
+    # the HTTP API's own description (OpenAPI) and its page, behind the token like every
+    # route: /api/openapi.json, /api/docs (Swagger UI's scripts come from its CDN)
+    app = FastAPI(
+        title="thirtyone web table",
+        description="Play Thirty-One against built-in and learned players, watch and replay games.",
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
     store = GameStore(config.max_games, config.idle_minutes * 60)
     seating = Seating(
         model_folders=(ZOO, *([config.models] if config.models else [])), allow_code=config.allow_code

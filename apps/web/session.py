@@ -127,6 +127,7 @@ class GameSession:
             on_settle=self._settled,
             on_deal=self._dealt,
             observer=self.deadline,
+            play_out=True,  # a person knocked out watches the game to its end: a whole record
         )
         self.pending.append(self._deal_event(self.table.state))
 

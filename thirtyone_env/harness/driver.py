@@ -172,7 +172,7 @@ class Table:
     before the next round is dealt (``on_deal(state)`` after). An ``observer`` sees every
     move, the players' and those played from outside (:class:`MoveObserver`). The table
     has ``ended`` when the game is over, after one round with ``one_round``, or when the
-    seat waited for is out of the game.
+    seat waited for is out of the game (unless ``play_out``).
 
     Args:
         state: a game from :func:`~thirtyone_env.game.engine.new_game`.
@@ -186,6 +186,8 @@ class Table:
         decks: ``decks(k)``: the deck order of the round after round ``k`` (``None``:
             shuffled from ``rng``).
         observer: watches every move (``None``: nothing is called, at no cost).
+        play_out: when the seat waited for is out of the game, play on to the game's end
+            (the others are players; the game's record is then whole).
     """
 
     __slots__ = (
@@ -203,6 +205,7 @@ class Table:
         "results",
         "histories",
         "keep_history",
+        "play_out",
         "ended",
     )
 
@@ -221,6 +224,7 @@ class Table:
         on_settle: Callable[[GameState], None] | None = None,
         on_deal: Callable[[GameState], None] | None = None,
         observer: MoveObserver | None = None,
+        play_out: bool = False,
     ) -> None:
         n = state.num_players
         if len(players) != n:
@@ -240,6 +244,7 @@ class Table:
         self.results: list[RoundResult] = []
         self.histories: list[list] = []
         self.keep_history = keep_history
+        self.play_out = play_out
         self.ended = False
 
     def play(self, action: int) -> None:
@@ -290,7 +295,7 @@ class Table:
             self.histories.append(s.history)
         if self.on_settle is not None:
             self.on_settle(s)
-        if s.phase == GAME_OVER or self.one_round or (seat >= 0 and not s.active[seat]):
+        if s.phase == GAME_OVER or self.one_round or (seat >= 0 and not s.active[seat] and not self.play_out):
             self.ended = True
             return True
         start_round(s, self.rng, deck=None if self.decks is None else self.decks(s.round_no))
