@@ -339,3 +339,25 @@ def test_an_out_that_is_a_file_or_someone_elses_folder_is_refused(tmp_path):
     (d / "notes.txt").write_text("mine")
     r = cli("knock", "--decisions", "5", "--out", str(d))
     assert r.returncode == 2 and "notes.txt" in r.stderr
+
+
+def test_each_question_has_its_own_help_with_the_defaults_it_uses():
+    r = cli("knock", "--help")
+    assert r.returncode == 0 and "knock now, or play on" in r.stdout and "switch suits" not in r.stdout
+    assert "(default: 2000)" in r.stdout  # --decisions, the default StudyConfig uses
+    from thirtyone_env.research.config import StudyConfig
+
+    assert StudyConfig().decisions == 2000
+    r = cli("switch", "--help")
+    assert "stay with the hand's best suit" in r.stdout
+    r = cli("--help")
+    assert all(q in r.stdout for q in ("knock", "switch", "take"))
+
+
+def test_an_open_interval_prints_as_words():
+    from thirtyone_env.research.report import interval
+
+    assert interval(24.5, float("nan"), ".1f", point=25.0) == "[24.5, no upper bound]"
+    assert interval(float("-inf"), 26.0, ".1f") == "[no lower bound, 26.0]"
+    assert interval(float("nan"), float("nan"), ".1f") == "[-, -]"  # no data, no point
+    assert interval(24.5, 25.5, ".1f", point=25.0) == "[24.5, 25.5]"

@@ -22,51 +22,67 @@ from thirtyone_env.harness.driver import OBJECTIVES
 from thirtyone_env.harness.parallel import BACKENDS, Backend
 from thirtyone_env.research import folder
 from thirtyone_env.research.config import StudyConfig
-from thirtyone_env.research.questions import QUESTIONS
+from thirtyone_env.research.questions import QUESTION_HELP, QUESTIONS
 
 PROG = "python -m thirtyone_env.research"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        description="Measure a player's decisions with the decision oracle: each option of the question played "
-        "out on copies of the true position, the table's real players continuing.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    p.add_argument(
-        "question",
-        choices=QUESTIONS,
-        help="knock vs the player's move; switch suits vs stay; take the discard vs draw",
-    )
+    """The command: one sub-command per question (``knock --help``: that question's
+    options and what it measures), the options shared by all."""
+    shared = argparse.ArgumentParser(add_help=False)
     d = StudyConfig()
-    p.add_argument(
+    shared.add_argument(
         "--table",
         default=",".join(d.table),
         help=StudyConfig.help("table")
         + " (comma-separated; a spec with options in quotes: 'greedy:knock_at=27')",
     )
     for name in ("seat", "rules", "decisions", "rollouts", "seed", "workers"):
-        p.add_argument(
+        shared.add_argument(
             f"--{name}", type=type(getattr(d, name)), default=getattr(d, name), help=StudyConfig.help(name)
         )
-    p.add_argument("--objective", choices=OBJECTIVES, default=d.objective, help=StudyConfig.help("objective"))
-    p.add_argument(
+    shared.add_argument(
+        "--objective", choices=OBJECTIVES, default=d.objective, help=StudyConfig.help("objective")
+    )
+    shared.add_argument(
         "--cluster",
         choices=BACKENDS,
         default="local",
         help="where the jobs run: local processes (--workers) or a Ray cluster (--ray-address, else RAY_ADDRESS, "
         "else a local Ray on 127.0.0.1; --workers jobs in flight, 0 = twice its CPUs); the same results on either",
     )
-    p.add_argument("--ray-address", default=None, help="with --cluster ray: the cluster to join")
-    p.add_argument(
+    shared.add_argument(
+        "--ray-address", default=None, help="with --cluster ray: the cluster to join (default: none)"
+    )
+    shared.add_argument(
         "--out",
         type=Path,
         default=None,
         help="results folder (default: results/research-<question>-<table>-s<seed>)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    shared.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Measure a player's decisions with the decision oracle: each option of the question played "
+        "out on copies of the true position, the table's real players continuing. "
+        f"{PROG} QUESTION --help: that question's options.",
+    )
+    questions = p.add_subparsers(dest="question", metavar="QUESTION", required=True)
+    for question in QUESTIONS:
+        summary, _, detail = QUESTION_HELP[question].partition("\n\n")
+        questions.add_parser(
+            question,
+            parents=[shared],
+            help=summary,
+            description=f"{summary}\n\n{detail}",
+            formatter_class=HelpFormatter,
+        )
     return p
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every option's default shown; a question's description kept in its paragraphs."""
 
 
 def split_table(text: str) -> list[str]:

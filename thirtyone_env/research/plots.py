@@ -49,8 +49,9 @@ def break_even_heatmap(table: pd.DataFrame, path: Path, title: str) -> None:
     for r in t.itertuples():
         i, j = positions.index(r.position), turns.index(r.turn)
         if np.isfinite(r.break_even):
-            band = f"\n[{r.low:.1f}, {r.high:.1f}]" if np.isfinite(r.low) and np.isfinite(r.high) else ""
-            text = f"{r.break_even:.1f}{band}"
+            low = f"{r.low:.1f}" if np.isfinite(r.low) else "open"
+            high = f"{r.high:.1f}" if np.isfinite(r.high) else "open"
+            text = f"{r.break_even:.1f}\n[{low}, {high}]"
         else:
             text = {"always": "pays\nalways", "never": "never\npays"}.get(r.verdict, r.verdict)
         color = "white" if np.isfinite(r.break_even) else "black"
@@ -61,6 +62,17 @@ def break_even_heatmap(table: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_ylabel("position (0 = first to play)")
     ax.set_title(title)
     fig.colorbar(image, ax=ax, label="break-even hand value")
+    fig.text(
+        0.01,
+        0.005,
+        "Each cell: the lowest hand value from which knocking gains, [95% interval; open: no bound "
+        "that side]. Blank: no decision measured there; 'never pays' / 'pays always': knocking loses / "
+        "gains at every hand value seen.",
+        fontsize=7,
+        ha="left",
+        va="bottom",
+        wrap=True,
+    )
     _save(fig, path)
 
 

@@ -32,6 +32,24 @@ from thirtyone_env.game.engine import DISCARD, GameState
 from thirtyone_env.harness.analysis import best_suit_masks
 
 QUESTIONS = ("knock", "switch", "take")
+#: What each question measures, for its ``--help``: one line, then the detail.
+QUESTION_HELP = {
+    "knock": "knock now, or play on as the player would (the baseline: 'wait')\n\n"
+    "At each turn where knocking is legal (and not the only move), the gain of knocking over the\n"
+    "player's own move there; where the player knocks, over the move it makes with knocking taken\n"
+    "away. Answers: the gain by hand value and turn, the break-even hand value a turn (the lowest\n"
+    "value from which knocking gains), and how often the player's knocks gain.",
+    "switch": "switch suits, or stay with the hand's best suit (the baseline: 'stay'; stock games)\n\n"
+    "At each discard that leaves a choice between keeping one of the hand's best suits and\n"
+    "abandoning them all for another suit, the gain of each such switch over staying (the\n"
+    "player's own discard where it is of that kind, else the highest-valued one). Answers: the\n"
+    "gain of switching by turn and hand value, how often the player switches, and what its\n"
+    "switches cost or gain.",
+    "take": "take the top of the discard pile, or draw from the stock (the baseline: 'draw'; stock games)\n\n"
+    "At each turn where both are possible, the gain of taking the discard over drawing from the\n"
+    "stock, the player playing the discard that follows. Answers: the gain by the discard's\n"
+    "value to the hand, and how often the player takes it.",
+}
 #: The baseline option of each question.
 BASELINES = {"knock": "wait", "switch": "stay", "take": "draw"}
 #: Questions that need a stock game (``Rules.table == "stock"``).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,20 @@ def _fmt(x: Any, spec: str = ".2f") -> str:
     return "-" if x is None or pd.isna(x) else format(x, spec)
 
 
+def interval(low: Any, high: Any, spec: str = ".2f", point: Any = None) -> str:
+    """``[low, high]`` with an open end in words (``no upper bound``): a bound that is
+    infinite, or missing beside a ``point`` that is not (resamples that never crossed
+    on that side), is not a number."""
+
+    def end(x: Any, word: str) -> str:
+        missing = x is None or pd.isna(x)
+        if (not missing and math.isinf(x)) or (missing and point is not None and not pd.isna(point)):
+            return f"no {word} bound"
+        return _fmt(x, spec)
+
+    return f"[{end(low, 'lower')}, {end(high, 'upper')}]"
+
+
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The summary as a few printable lines."""
     s = summary["study"]
@@ -80,14 +95,14 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(
             "break-even hand value by own turn: "
             + "; ".join(
-                f"{r['turn']}: {_fmt(r['break_even'], '.1f')} [{_fmt(r['low'], '.1f')}, {_fmt(r['high'], '.1f')}]"
+                f"{r['turn']}: {_fmt(r['break_even'], '.1f')} {interval(r['low'], r['high'], '.1f', r['break_even'])}"
                 for r in summary["break_even_by_turn"][:6]
             )
         )
         lines.append(
             "its own threshold - break-even by turn: "
             + "; ".join(
-                f"{r['turn']}: {_fmt(r['difference'], '+.1f')} [{_fmt(r['low'], '+.1f')}, {_fmt(r['high'], '+.1f')}] {r['verdict']}"
+                f"{r['turn']}: {_fmt(r['difference'], '+.1f')} {interval(r['low'], r['high'], '+.1f')} {r['verdict']}"
                 for r in summary["timing_by_turn"][:4]
             )
         )
