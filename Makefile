@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo gauntlet bench bench-learning lint format clean rllib web $(addprefix agent-,$(ZOO))
+.PHONY: test demo gauntlet bench bench-learning lint format clean rllib web notebook $(addprefix agent-,$(ZOO))
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(PY):
 # instead of resolving a multi-GB CUDA build.
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster,web]"
+	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster,web,notebook]"
 	touch $(STAMP)
 
 # RLlib pins its own Gymnasium (ray[rllib] 2.60 needs gymnasium 1.2.2, .venv has the
@@ -64,6 +64,11 @@ gauntlet: $(STAMP)
 ZOO := ppo_standard_2p ppo_standard_3p ppo_standard_4p ppo_stop_the_bus_4p
 $(addprefix agent-,$(ZOO)): agent-%: $(STAMP)
 	$(PY) train.py recipes/$*.toml
+
+# The training notebook executed headless on a run (RUN=runs/<name>: a run folder or a
+# recipe run), its HTML written next to the run.
+notebook: $(STAMP)
+	$(PY) -m apps.notebook $(RUN)
 
 # The learning benchmark (benchmarks/learning.py): the default recipe at every table for
 # LEARN_MINUTES (default 30) with and without a teacher; TABLES=standard_4p,... a subset.

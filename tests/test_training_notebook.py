@@ -1,18 +1,16 @@
-"""The training notebook reads any run's table from its ``config.json`` (issue 16, item
-4): a tiny 3-player cut_throat run, where it once assumed 4 players and the standard
-rules (its tournament refused the run's model at a 4-player standard table), with its
-gauntlet curves."""
+"""The training notebook, executed headless on a run by ``python -m apps.notebook``
+(``make notebook RUN=...``), reads any run's table from its ``config.json``: a tiny
+3-player cut_throat run (not the 4-player standard table), with its gauntlet curves;
+its HTML is written next to the run, never over an earlier one."""
 
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
+from apps import notebook
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ROOT / "notebooks" / "training.ipynb"
 TINY = shlex.split(
     "--total-timesteps 256 --n-envs 2 --vec-env dummy --n-steps 128 --batch-size 128 --net-arch 16 "
     "--eval-every 256 --eval-games 6 --opponents greedy --eval-opponents greedy --no-progress "
@@ -38,13 +36,11 @@ def test_the_training_notebook_reads_a_3_player_cut_throat_run(tmp_path, monkeyp
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
-    monkeypatch.setenv("THIRTYONE_RUN", str(tmp_path / "ct3"))
     monkeypatch.setenv("THIRTYONE_NOTEBOOK_SMALL", "1")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
-    ).execute()
+    run = tmp_path / "ct3"
+    assert notebook.ppo_run(run) == run
+    nb, html, error = notebook.execute(run, notebook.NOTEBOOK, 300)
+    assert error is None and "cut_throat" in html and html.lstrip().lower().startswith("<!doctype html")
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors, errors[0]["evalue"]
     texts = outputs(nb)
@@ -57,3 +53,25 @@ def test_the_training_notebook_reads_a_3_player_cut_throat_run(tmp_path, monkeyp
     # the tournament sat the agent with the two heuristics a 3-seat table has room for
     (table,) = [t for t in texts if "knocks/round" in t]
     assert [line.split()[0] for line in table.splitlines()[-3:]] == ["agent", "greedy", "blitz31"]
+
+
+def test_the_notebook_command_refuses_what_is_not_a_run_and_never_writes_over(tmp_path):
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "apps.notebook", *args], capture_output=True, text=True, cwd=ROOT
+        )
+
+    for args, said in (
+        ([str(tmp_path / "nowhere")], "no such run folder"),
+        ([str(tmp_path)], "not a run folder"),
+        ([], "required: run"),
+    ):
+        done = run(*args)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
+    recipe_run = tmp_path / "r"
+    (recipe_run / "steps" / "1_imitation").mkdir(parents=True)
+    (recipe_run / "recipe.toml").write_text("")
+    done = run(str(recipe_run))
+    assert done.returncode == 2 and "has no PPO step" in done.stderr
+    (tmp_path / "training-notebook.html").write_text("someone's")
+    assert notebook.html_path(tmp_path).name == "training-notebook-2.html"
