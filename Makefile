@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo gauntlet bench bench-learning lint format clean rllib web notebook $(addprefix agent-,$(ZOO))
+.PHONY: test demo gauntlet bench bench-learning lint format clean rllib web notebook docs docs-serve $(addprefix agent-,$(ZOO))
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,7 @@ $(PY):
 # instead of resolving a multi-GB CUDA build.
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster,web,notebook]"
+	$(PY) -m pip install --quiet -e ".[dev,train,eval,cluster,web,notebook,docs]"
 	touch $(STAMP)
 
 # RLlib pins its own Gymnasium (ray[rllib] 2.60 needs gymnasium 1.2.2, .venv has the
@@ -64,6 +64,14 @@ gauntlet: $(STAMP)
 ZOO := ppo_standard_2p ppo_standard_3p ppo_standard_4p ppo_stop_the_bus_4p
 $(addprefix agent-,$(ZOO)): agent-%: $(STAMP)
 	$(PY) train.py recipes/$*.toml
+
+# The documentation site (mkdocs.yml): built into site/ with every link and reference
+# checked, or served on http://127.0.0.1:8000/ while it is edited.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # The training notebook executed headless on a run (RUN=runs/<name>: a run folder or a
 # recipe run), its HTML written next to the run.

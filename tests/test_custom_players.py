@@ -1,6 +1,6 @@
 """Your own players by spec: a class or factory by import path, a file path, or an
 installed package's entry point; options read from the real signature; clear errors;
-worker processes under fork and spawn; the README's example, executed."""
+worker processes under fork and spawn; the docs' example (docs/players.md), executed."""
 
 import json
 import os
@@ -17,7 +17,7 @@ import agents
 from thirtyone_env.harness.match import play_game
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+README = ROOT / "docs" / "players.md"
 PACKAGE = "ownbots_t31"  #: a name no other test imports
 
 BOTS = '''
@@ -363,12 +363,12 @@ def test_own_players_in_tournaments_with_workers_under_fork_and_spawn(site, tmp_
 def readme_block() -> str:
     text = README.read_text()
     blocks = re.findall(r"```python\n(# Your own player.*?)```", text, re.DOTALL)
-    assert len(blocks) == 1, "README.md needs one ```python block that begins with '# Your own player'"
+    assert len(blocks) == 1, "docs/players.md needs one ```python block that begins with '# Your own player'"
     return blocks[0]
 
 
 def test_the_readme_example_of_your_own_player_runs(tmp_path):
-    """The README's block: saved under the file name it gives, imported, played in a
+    """The docs' block: saved under the file name it gives, imported, played in a
     game, then run by the evaluate.py command its comment gives."""
     block = readme_block()
     name = re.search(r"save (?:this|it) as (\w+\.py)", block)

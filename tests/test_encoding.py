@@ -97,7 +97,7 @@ def test_named_parts_tile_the_vector_once_with_the_documented_shapes(preset, his
 
 
 def test_the_stock_game_at_four_seats_has_650_features():
-    """The README's figure (and the compiled backend's buffer size)."""
+    """The documented figure (and the compiled backend's buffer size)."""
     assert ObsLayout(4).size == 650
     assert ObsLayout(4, Rules.preset("pagat")).size == 650  # options do not change the layout
 

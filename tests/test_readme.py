@@ -1,4 +1,6 @@
-"""The README's Python example runs as written."""
+"""The README: at most 300 lines, opening with the two commands; its first example and
+the multi-agent training example of the docs run as written (every other block:
+``tests/test_docs.py``)."""
 
 import re
 from pathlib import Path
@@ -6,10 +8,12 @@ from pathlib import Path
 import numpy as np
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+MULTIAGENT = README.parent / "docs" / "multiagent.md"
 
 
-def test_readme_opens_with_the_two_commands():
+def test_readme_opens_with_the_two_commands_in_at_most_300_lines():
     text = README.read_text()
+    assert len(text.splitlines()) <= 300
     first_block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
     assert "make demo" in first_block and "make test" in first_block
 
@@ -21,8 +25,8 @@ def test_readme_example_runs():
     assert namespace["terminated"] or namespace["truncated"]
 
 
-def test_readme_aec_training_example_runs():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+def test_the_aec_training_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", MULTIAGENT.read_text(), re.S)
     (example,) = [b for b in blocks if b.startswith("# AEC training example")]
     namespace: dict = {}
     exec(compile(example, "README AEC example", "exec"), namespace)

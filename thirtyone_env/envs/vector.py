@@ -68,14 +68,20 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
     Args:
         num_envs: games played at once.
-        num_players, rules, seat, episode, reward, opponent_history: as for
-            ``ThirtyOneEnv``.
-        opponents: ``"greedy"`` / ``"random"`` or a player for every other seat, or a
-            list of ``num_players - 1`` of them, shared by every game (a player with
+        num_players: as for ``ThirtyOneEnv``.
+        rules: as for ``ThirtyOneEnv``.
+        opponents: ``"greedy"`` / ``"random"`` (played in the kernels), any other player
+            spec (``"expert"``: a new player in each seat of every game), or a player
+            for every other seat, or a list of ``num_players - 1`` of them, shared by
+            every game (a player with
             ``act_batch`` answers all its waiting games at once); or a callable that
             returns one game's list (called once per game: each game keeps its own, and
             those with ``reset(rng)`` draw from that game's generator, as in the single
             env). A shared player with ``reset`` is handed one generator at ``reset``.
+        seat: as for ``ThirtyOneEnv``.
+        episode: as for ``ThirtyOneEnv``.
+        reward: as for ``ThirtyOneEnv``.
+        opponent_history: as for ``ThirtyOneEnv``.
 
     Observations are the flat encoding (``float32``); an illegal action ends that game
     with reward -1 and ``info["illegal_action"]`` true for it.
