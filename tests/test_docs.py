@@ -1,6 +1,7 @@
 """The README's and the documentation's code blocks run as printed: every Python block
-in its own interpreter, and the README's commands with their sizes made small (fewer
-games, decisions and seconds, a folder of the test's own); the site builds with
+in its own interpreter, and every command with its sizes made small (fewer games,
+decisions, steps and seconds, a folder of the test's own; those :data:`NOT_RUN` names
+need a server, a cluster, a person or a run of the reader's); the site builds with
 ``mkdocs build --strict`` (no broken link, no missing reference)."""
 
 import os
@@ -16,10 +17,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 BLOCK = re.compile(r"^( *)```(python|sh)\n(.*?)^\1```", re.S | re.M)
-#: commands a test cannot run as printed: the two commands themselves, a server, the
-#: terminal game (it waits for a person), and make targets that run for minutes
+#: commands a test cannot run as printed: the two commands themselves, servers, the
+#: terminal game (it waits for a person), make targets that run for minutes, a Ray
+#: cluster's or RLlib's own environment, placeholders for a run of the reader's, and
+#: tools other than this project's
 NOT_RUN = re.compile(
-    r"^(make (demo|test|web|docs|docs-serve|bench|bench-learning|agent-\S+|notebook)\b|python -m apps\.play)"
+    r"^(make |python -m apps\.play|ray |export |tensorboard |\.venv-rllib/)"
+    r"|<|--cluster ray|--resume|--sweep|benchmarks/learning\.py"
 )
 
 
@@ -52,45 +56,52 @@ def test_a_python_block_runs_as_printed(where, code, tmp_path):
     assert done.returncode == 0, f"{where}\n{done.stderr[-3000:]}"
 
 
+#: the sizes a command runs with here
+SMALL = {"--games": "8", "--decisions": "20", "--time-limit": "2", "--total-timesteps": "256"}
+
+
 def small(command: str, folder: Path) -> list[str]:
-    """A README command with its sizes made small and its output in ``folder``."""
+    """A command with its sizes made small and its output in ``folder``."""
     argv = shlex.split(command.split("  #")[0])
     out = []
     it = iter(argv)
     for arg in it:
-        if arg in ("--games", "--decisions", "--time-limit"):
+        if arg in SMALL:
             next(it)
-            out += [arg, {"--games": "8", "--decisions": "20", "--time-limit": "2"}[arg]]
+            out += [arg, SMALL[arg]]
         else:
             out.append(arg)
-    if out[:2] == ["python", "train.py"] and "--steps" not in out:
+    tool = " ".join(out[:3]) if out[1] == "-m" else " ".join(out[:2])
+    if "--help" in out or "--steps" in out:
+        pass
+    elif tool == "python train.py":
         out += ["--runs-dir", str(folder / "runs"), "--report-games", "0", "--workers", "1", "--no-progress"]
-        if "--time-limit" not in out:
-            out += ["--time-limit", "2"]
-    elif (
-        out[:2] == ["python", "evaluate.py"]
-        or out[:3] == ["python", "-m", "thirtyone_env.research"]
-        and "--help" not in out
-    ):
+        out += [] if "--time-limit" in out else ["--time-limit", "2"]
+    elif tool == "python -m training.run_cli":
+        out += ["--runs-dir", str(folder / "runs"), "--report-games", "0", "--n-envs", "2", "--no-progress"]
+        out += ["--eval-every", "0", "--workers", "1", "--n-steps", "128", "--batch-size", "128"]
+    elif tool in ("python evaluate.py", "python -m thirtyone_env.research"):
         out += ["--out", str(folder / "out"), "--no-progress", "--workers", "1"]
+        if tool == "python evaluate.py" and "--games" not in out:
+            out += ["--games", "8"]
     return [sys.executable if out[0] == "python" else out[0], *out[1:]]
 
 
-README_COMMANDS = [
-    line
-    for _, code in blocks("sh", [ROOT / "README.md"])
+COMMANDS = [
+    line.split("  #")[0].strip()
+    for _, code in blocks("sh")
     for line in code.splitlines()
-    if line.strip() and not line.startswith("#") and not NOT_RUN.match(line)
+    if line.strip() and not line.startswith("#") and not NOT_RUN.search(line.split("  #")[0])
 ]
 
 
-def test_the_readme_commands_are_found():
-    assert any("train.py" in c for c in README_COMMANDS) and any("evaluate.py" in c for c in README_COMMANDS)
-    assert all(c.startswith("python ") for c in README_COMMANDS), README_COMMANDS
+def test_the_commands_are_found():
+    assert any("train.py" in c for c in COMMANDS) and any("evaluate.py" in c for c in COMMANDS)
+    assert all(c.startswith("python ") for c in COMMANDS), COMMANDS
 
 
-@pytest.mark.parametrize("command", README_COMMANDS)
-def test_a_readme_command_runs_with_small_sizes(command, tmp_path):
+@pytest.mark.parametrize("command", sorted(set(COMMANDS)))
+def test_a_command_runs_with_small_sizes(command, tmp_path):
     done = subprocess.run(small(command, tmp_path), capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
 

@@ -233,6 +233,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.get("/api/options")
     def options() -> dict[str, Any]:
+        """The rules presets with their table sizes, the players and models a game may seat."""
         presets = {}
         for name in sorted(PRESETS):
             rules = Rules.preset(name)
@@ -250,6 +251,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.post("/api/games")
     async def new_game(body: NewGame) -> dict[str, Any]:
+        """Start a game: rules, opponents (specs), the person's seat, a seed; its id, state and events."""
         specs = [s.strip() for s in body.opponents]
 
         def build() -> GameSession:
@@ -276,12 +278,14 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.get("/api/games/{key}")
     def get_game(key: str) -> dict[str, Any]:
+        """The game as the person's seat sees it, and the events since the last answer."""
         game, lock = game_of(key)
         with holding(game, lock):
             return answer(key, game)
 
     @app.post("/api/games/{key}/move")
     async def move(key: str, body: Move) -> dict[str, Any]:
+        """Play the person's move; the opponents play on to the person's next decision."""
         game, lock = game_of(key)
 
         def play() -> dict[str, Any]:
@@ -296,6 +300,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.post("/api/games/{key}/resign")
     def resign(key: str) -> dict[str, Any]:
+        """Stop playing this game (it can then be saved)."""
         game, lock = game_of(key)
         with holding(game, lock):
             game.resign()
@@ -303,6 +308,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.get("/api/games/{key}/record")
     def record(key: str) -> PlainTextResponse:
+        """The finished game as a JSON Lines record (every card: only once it is over)."""
         game, lock = game_of(key)
         with holding(game, lock):
             try:
@@ -314,6 +320,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.post("/api/games/{key}/save")
     def save(key: str) -> dict[str, Any]:
+        """Save the finished game's record into the server's records folder."""
         if records is None:
             raise HTTPException(409, "the server has no records folder: start it with --records DIR")
         game, lock = game_of(key)
@@ -335,10 +342,12 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.get("/api/records")
     def list_records() -> dict[str, Any]:
+        """The records in the server's records folder."""
         return {"records": watch.list_records(records) if records is not None else []}
 
     @app.get("/api/records/frames")
     async def record_file(path: str = Query(..., max_length=500), game: int = 0) -> dict[str, Any]:
+        """A record's game, move by move, to step through on the watch page."""
         if records is None:
             raise HTTPException(404, "the server has no records folder: start it with --records DIR")
         root = records
@@ -354,6 +363,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.post("/api/records/upload")
     async def upload(request: Request, game: int = 0, name: str = "upload") -> dict[str, Any]:
+        """A record sent by the browser, checked and replayed, move by move (never stored)."""
         name = name[:100]
         kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
         if kind not in UPLOAD_TYPES:
@@ -377,10 +387,12 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 
     @app.get("/api/results")
     def list_results() -> dict[str, Any]:
+        """The results folders (tournaments, gauntlets, research) in the server's results folder."""
         return {"results": watch.list_results(results) if results is not None else []}
 
     @app.get("/api/results/{folder}/{file}", response_model=None)
     def result_file(folder: str, file: str) -> Any:
+        """A file of a results folder (CSV, JSON, PNG)."""
         if results is None:
             raise HTTPException(404, "the server has no results folder: start it with --results DIR")
         try:
