@@ -348,6 +348,13 @@ def test_each_question_has_its_own_help_with_the_defaults_it_uses():
     from thirtyone_env.research.config import StudyConfig
 
     assert StudyConfig().decisions == 2000
+    flat = " ".join(r.stdout.split()).replace("- <", "-<")
+    assert "results/research-<question>-<rules>-seat<seat>-<table>-s<seed>" in flat  # as default_out names it
+    assert "(default: None)" not in r.stdout
+    from thirtyone_env.research.__main__ import default_out
+
+    config = StudyConfig(question="knock", table=("expert", "greedy"), seat=1, seed=4)
+    assert default_out(config).name.startswith("research-knock-standard-seat1-expert_greedy-s4")
     r = cli("switch", "--help")
     assert "stay with the hand's best suit" in r.stdout
     r = cli("--help")

@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         default=None,
-        help="results folder (default: results/research-<question>-<table>-s<seed>)",
+        help="results folder (default: results/research-<question>-<rules>-seat<seat>-<table>-s<seed>, "
+        "numbered -2, -3, ... where taken)",
     )
     shared.add_argument("--no-progress", action="store_true", help="no progress bar")
     p = argparse.ArgumentParser(
@@ -82,7 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Every option's default shown; a question's description kept in its paragraphs."""
+    """Every option's default shown (an option whose help says its own default, or that
+    has none, as its help says); a question's description kept in its paragraphs."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or "default:" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def split_table(text: str) -> list[str]:
