@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-BLOCK = re.compile(r"^( *)```(python|sh)\n(.*?)^\1```", re.S | re.M)
+BLOCK = re.compile(r"^( *)```(python|sh|toml|json)\n(.*?)^\1```", re.S | re.M)
 #: commands a test cannot run as printed: the two commands themselves, servers, the
 #: terminal game (it waits for a person), make targets that run for minutes, a Ray
 #: cluster's or RLlib's own environment, placeholders for a run of the reader's, and
@@ -104,6 +104,28 @@ def test_the_commands_are_found():
 def test_a_command_runs_with_small_sizes(command, tmp_path):
     done = subprocess.run(small(command, tmp_path), capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, f"{command}\n{done.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize(("where", "text"), blocks("toml"), ids=[w for w, _ in blocks("toml")])
+def test_a_recipe_block_is_a_recipe_that_passes_its_checks(where, text, tmp_path):
+    from training.recipe import parse
+    from training.recipe_run import Placement, check
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    check(parse(tomllib.loads(text), where), tmp_path / "run", Placement(workers=1))
+
+
+@pytest.mark.parametrize(("where", "text"), blocks("json"), ids=[w for w, _ in blocks("json")])
+def test_a_sweep_block_is_a_sweep_file_that_reads(where, text, tmp_path):
+    from training.sweep import Sweep
+
+    path = tmp_path / "sweep.json"
+    path.write_text(text)
+    assert Sweep.read(path).name
 
 
 def test_the_site_builds_strict(tmp_path):
