@@ -44,7 +44,7 @@ OURS = (
     "train_batched_frozen",
 )
 #: Training against strong opponents as a share of the same run against greedy ones
-#: (issue 15's targets): name -> (case, the greedy case, target).
+#: (the speed targets): name -> (case, the greedy case, target).
 RATIOS = {
     "expert/greedy training": ("train_batched_expert", "train_batched", 0.40),
     "frozen/greedy training": ("train_batched_frozen", "train_batched", 0.50),

@@ -1,4 +1,4 @@
-"""One action contract for the three envs (issue 13, item 12): the single env (both
+"""One action contract for the three envs: the single env (both
 backends), the vector env (compiled and per-game) and the PettingZoo env (raw and
 wrapped) accept an int id (Python, numpy, a size-1 int array) and refuse everything
 else with the same IllegalActionError and message, never casting it."""

@@ -1,4 +1,4 @@
-"""The expert and blitz31 at batched speed (issue 15, item 3): ``act_batch`` over a
+"""The expert and blitz31 at batched speed: ``act_batch`` over a
 :class:`ViewBatch` plays exactly the moves ``act`` plays, row for row.
 
 The views come from real Python games (every seat's view recorded, whoever plays it:

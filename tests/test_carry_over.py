@@ -1,4 +1,4 @@
-"""Switch carry-over (issue 13, item 19) on stacked decks.
+"""Switch carry-over on stacked decks.
 
 A player still in the game who ended the last round holding three cards of one suit
 worth more than 21 is offered, at the start of the next round and in its order of play,

@@ -1,4 +1,4 @@
-"""Typed history events and the one action decoder (issue 14).
+"""Typed history events and the one action decoder.
 
 Every event the engine writes is an :class:`~thirtyone_env.game.events.Event` whose kind is a
 declared constant; every action id of every table layout decodes to a

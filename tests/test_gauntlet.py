@@ -1,4 +1,4 @@
-"""The gauntlet (issue 16, item 3): its tables at every size, the paired difference of
+"""The gauntlet: its tables at every size, the paired difference of
 a candidate against the expert in its seat (exactly 0 for the expert itself, the
 harness's own numbers for a real candidate), and ``evaluate.py --gauntlet``: its
 results folder and its refusals before any game."""

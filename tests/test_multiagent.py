@@ -203,7 +203,7 @@ def swap_hidden_card(raw, rng):
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_infos_carry_no_hidden_hand(preset):
     """Random games of every preset, with a short turn cap so that void rounds come
-    often (issue 13.1): after every step each agent's info holds its own view of the
+    often: after every step each agent's info holds its own view of the
     last round (other hands' values only after a showdown, a blitzer's 31) and the
     winners, nothing else; and where a round ends void (or in a blitz settled without
     ranking the other hands), a twin game in which another seat holds a different

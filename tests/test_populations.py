@@ -1,4 +1,4 @@
-"""Populations of heuristic players (issue 16): each habit decides as documented on
+"""Populations of heuristic players: each habit decides as documented on
 stacked deals, ``act_batch`` plays ``act``'s moves on thousands of real views, the
 training and held-out ranges are disjoint, draws are deterministic in the seed, and
 members differ in when they knock and what they pick up."""

@@ -1,4 +1,4 @@
-"""Frozen networks answer many games in one call (issue 15, item 2): ``act_batch`` of
+"""Frozen networks answer many games in one call: ``act_batch`` of
 the learned players gives, row by row, the decision ``act`` gives for that game alone,
 samples legal actions reproducibly, and refuses malformed batches naming the model."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, "nothing lost" and "clear errors" for tournaments, records, replay and
+"""Nothing lost and clear errors for tournaments, records, replay and
 terminal play: destinations probed before the games, folders locked for a run, record
 folders marked complete, bounded work, replay that checks every stated standing, and
 files that keep the user's umask."""

@@ -106,7 +106,7 @@ def test_player_counts():
         Rules.preset("blitz31").check_num_players(3)
 
 
-# -- bounds: every count option fits both backends (issue 13, item 10) ---------------------
+# -- bounds: every count option fits both backends ---------------------
 
 COUNT_FIELDS = (
     "lives",
@@ -169,7 +169,7 @@ def test_counts_at_the_bound_play_alike_on_both_backends():
     assert -MAX_COUNT in rewards  # the agent knocked and was lowest: the penalty at the bound
 
 
-# -- the rules document (docs/RULES.md) stays true to the code (issue 14) -------------------
+# -- the rules document (docs/RULES.md) stays true to the code -------------------
 
 RULES_DOC = Path(__file__).resolve().parent.parent / "docs" / "RULES.md"
 

@@ -704,7 +704,7 @@ def test_cut_throat_preset_fields():
     assert (rules.lives, rules.free_ride, rules.three_of_a_kind) == (3, False, 30.5)
 
 
-# --------------------------------------------------------------------------- the seed's points (issue 13)
+# --------------------------------------------------------------------------- the seed's points
 
 
 def test_no_elimination_a_31_on_the_last_turn_after_a_knock_is_a_blitz():
@@ -723,7 +723,7 @@ def test_no_elimination_a_31_on_the_last_turn_after_a_knock_is_a_blitz():
     assert s.score == [4, 1, 6] and s.phase == ROUND_OVER
 
 
-# --------------------------------------------------------------------------- Stop the Bus ranking (issue 13)
+# --------------------------------------------------------------------------- Stop the Bus ranking
 
 
 def test_stop_the_bus_pair_first_kk2_beats_qqa_and_the_loser_loses_a_life():
@@ -746,7 +746,7 @@ def test_stop_the_bus_pair_first_kk2_beats_qqa_and_the_loser_loses_a_life():
     assert r.losses == (0, 1) and s.lives == [3, 2]
 
 
-# --------------------------------------------------------------------------- stacked deck types (issue 13)
+# --------------------------------------------------------------------------- stacked deck types
 
 
 @pytest.mark.parametrize("bad", [2.0, True, np.float64(3.0), np.bool_(True), None, [1]])

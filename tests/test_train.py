@@ -406,7 +406,7 @@ def test_imitation_options_are_checked(tmp_path, extra, message):
     assert done.returncode == 2 and message in done.stderr, done.stderr
 
 
-# -- the training package (issue 14) ----------------------------------------------------------
+# -- the training package ----------------------------------------------------------
 
 
 def test_every_option_is_a_config_field_with_its_own_help():

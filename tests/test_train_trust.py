@@ -1,4 +1,4 @@
-"""train.py loses nothing and says what is wrong (issue 13, items 3, 5, 7, 11, 14): a
+"""train.py loses nothing and says what is wrong: a
 resume never replaces a log and sets aside evaluations from after its checkpoint; one
 run per folder; Ctrl-C in the imitation warm start keeps what was collected; every
 option checked before the run folder exists; files keep the user's umask."""

@@ -1,4 +1,4 @@
-"""The model zoo (issue 16, item 5): ``agents.make("ppo")`` plays the zoo model of the
+"""The model zoo: ``agents.make("ppo")`` plays the zoo model of the
 table it is seated at, picked when the table is named (the envs, the harness's tables
 and tournaments, evaluate.py); a table the zoo has no model for is refused naming what
 there is; an explicit path is still refused at a table it was not trained for; the
