@@ -315,3 +315,27 @@ def test_ctrl_c_inside_a_step_keeps_its_work_and_the_recipe_goes_on_from_it(tmp_
     assert "going on from the" in done.stdout
     state = json.loads((run / "recipe.json").read_text())
     assert [s["pass"] for s in state["steps"]] == ["1_imitation", "2_improvement"]
+
+
+def test_a_collecting_pass_is_not_begun_with_less_than_half_the_time_its_kind_took():
+    """A DAgger round left a few minutes would fit a fresh network on a fraction of its
+    decisions: under a time limit it needs half the longest earlier pass of its kind;
+    PPO trains for whatever time it gets; without a limit nothing is held back."""
+    from training.recipe_run import Placement, _time_needed
+
+    recipe = parse(tomllib_loads(TINY_TABLE + TINY_STEPS + '[[step]]\nkind = "ppo"\n'), "t.toml")
+    imitation, improvement, ppo = recipe.steps
+    state = {"steps": [{"kind": "imitation", "seconds": 600.0}, {"kind": "imitation", "seconds": 200.0}]}
+    limited = Placement(time_limit=1800)
+    assert _time_needed(state, imitation, limited) == 300.0
+    assert _time_needed(state, improvement, limited) == 0.0  # none of its kind yet
+    assert _time_needed(state, ppo, limited) == 0.0
+    assert _time_needed(state, imitation, Placement()) == 0.0
+
+
+def tomllib_loads(text):
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib.loads(text)
