@@ -804,7 +804,16 @@ class PolicyPlayer:
         """Refuse (``ValueError`` naming both) a table whose observations or actions
         the network does not take; a network that takes the observation with the
         ``opponent_history`` part asks for it (``obs_encoding = "flat+history"``)."""
-        self.obs_encoding = observation_kind(self.policy, num_players, rules, self.name)
+        self._set_observation(num_players, rules, self.name)
+
+    def _set_observation(self, num_players: int, rules: Any, name: str) -> None:
+        """The observation this network takes at this table (:func:`observation_kind`),
+        and the size an env without the opponent history would give it instead."""
+        from thirtyone_env.game.encoding import ObsLayout
+        from thirtyone_env.game.rules import Rules
+
+        self.obs_encoding = observation_kind(self.policy, num_players, rules, name)
+        self._plain_size = ObsLayout(num_players, Rules.resolve(rules)).size
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
         self._check_history(observation)
@@ -821,7 +830,7 @@ class PolicyPlayer:
         ``ValueError`` saying how to get it (tables and the envs' opponent seats give
         each player the observation it asks for; one's own loop needs the env's flag)."""
         size = np.shape(observation)[-1] if np.ndim(observation) else None
-        if self.obs_encoding == "flat+history" and size is not None and size != self.policy.input_size:
+        if self.obs_encoding == "flat+history" and size == getattr(self, "_plain_size", None):
             raise ValueError(
                 f"{self.name} reads the opponent history ({self.policy.input_size} observation values), "
                 f"got {size}: make the env with opponent_history=True "
@@ -923,7 +932,7 @@ class PPOPlayer(PolicyPlayer):
     def _check_model(self, num_players: int, rules: Any) -> None:
         """Raise unless the model takes this table's observations and actions and, where
         it says which table it was trained for, was trained for this one."""
-        self.obs_encoding = observation_kind(self.policy, num_players, rules, f"model {self.path}")
+        self._set_observation(num_players, rules, f"model {self.path}")
         trained = trained_table(self.path)
         if trained is not None and trained != (num_players, rules):
             players, trained_rules = trained
