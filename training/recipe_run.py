@@ -247,6 +247,7 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
             r += 1
             more = r <= planned.repeat or (
                 planned.until_time
+                and not isinstance(planned.step, PPO)  # a PPO pass already trains until the time
                 and place.time_limit
                 and time.monotonic() < deadline - _report_reserve(state, place)
             )
