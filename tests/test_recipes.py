@@ -213,8 +213,8 @@ def test_bad_options_are_named(capsys):
     assert "'imitatoin' is no step" in capsys.readouterr().err
     assert train("--set", "dagger.decisions=0", "--show") == 2
     assert "step 2 (dagger): decisions=0 must be at least 1" in capsys.readouterr().err
-    assert train("--teacher", "none", "--set", "improvement.decisions=-1", "--show") == 2
-    assert "step 1 (improvement): decisions=-1 must be 0" in capsys.readouterr().err
+    assert train("--teacher", "none", "--set", "ppo.n_envs=0", "--show") == 2
+    assert "step 1 (ppo): n_envs=0 must be" in capsys.readouterr().err
     assert train(str(RECIPES / "default.toml"), "--rules", "cut_throat") == 2
     assert "a recipe file names its own" in capsys.readouterr().err
     assert train("--resume", "nowhere", "--seed", "3") == 2
