@@ -10,7 +10,9 @@ Every model is measured as the learning benchmark (``benchmarks/learning.py``)
 measures its final one: paired on the same deals, in the same seat against
 ``players - 1`` experts, minus ``greedy`` and minus ``expert`` in that seat, on one
 seed for all (so the points of the curve differ by the model only). It writes
-``curve.json``, ``curve.md`` and ``curve.png`` into ``--out``.
+``curve.json`` (after every point), ``curve.md`` and ``curve.png`` into ``--out``; the
+same command on the same folder goes on where it stopped, and more points may be added
+to it (a folder measured with other settings is refused).
 """
 
 from __future__ import annotations
@@ -59,10 +61,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         points.append((value, path))
     if args.games < 1 or args.workers < 1 or args.players < 2:
         p.error("--games and --workers must be at least 1, --players at least 2")
-    if (Path(args.out) / "curve.json").exists():
-        p.error(f"--out {args.out} holds results already: give a new folder")
     args.points = sorted(points)
+    saved = Path(args.out) / "curve.json"
+    if saved.exists():
+        try:
+            same = json.loads(saved.read_text())["settings"] == settings(args)
+        except (ValueError, KeyError, TypeError):
+            same = False
+        if not same:
+            p.error(f"--out {args.out} holds other results (another table, games or seed): give a new folder")
+    elif Path(args.out).exists() and any(Path(args.out).iterdir()):
+        p.error(f"--out {args.out} holds files this benchmark did not write: give a new folder")
     return args
+
+
+def settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What makes the points of one curve comparable."""
+    return {"rules": args.rules, "players": args.players, "games": args.games, "seed": args.seed}
 
 
 def measure(path: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -81,7 +96,7 @@ def measure(path: str, args: argparse.Namespace) -> dict[str, Any]:
 def write_outputs(rows: list[dict[str, Any]], out: Path, args: argparse.Namespace) -> None:
     from thirtyone_env.harness.files import atomic_write
 
-    atomic_write(out / "curve.json", json.dumps(rows, indent=1))
+    atomic_write(out / "curve.json", json.dumps({"settings": settings(args), "rows": rows}, indent=1))
     lines = [
         f"# Learning curve: {args.rules}, {args.players} players",
         "",
@@ -133,11 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    saved = out / "curve.json"
+    rows = json.loads(saved.read_text())["rows"] if saved.exists() else []
     for minutes, path in args.points:
+        if any(r["minutes"] == minutes and r["model"] == path for r in rows):
+            continue  # measured before this folder's run stopped
         rows.append({"minutes": minutes, "model": path, **measure(path, args)})
+        rows.sort(key=lambda r: r["minutes"])
         write_outputs(rows, out, args)
-        print(f"{minutes:g} min: " + ", ".join(f"minus {o} {cell(rows[-1][o])}" for o in OTHERS), flush=True)
+        row = next(r for r in rows if r["minutes"] == minutes and r["model"] == path)
+        print(f"{minutes:g} min: " + ", ".join(f"minus {o} {cell(row[o])}" for o in OTHERS), flush=True)
     print(f"learning curve: {out / 'curve.md'}, {out / 'curve.png'}")
     return 0
 

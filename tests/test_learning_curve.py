@@ -19,16 +19,29 @@ def test_a_curve_of_two_points(tmp_path):
     out = tmp_path / "curve"
     args = ["30=" + MODEL, "10=" + MODEL, "--games", "8", "--workers", "1", "--out", str(out)]
     assert learning_curve.main(args) == 0
-    rows = json.loads((out / "curve.json").read_text())
+    rows = json.loads((out / "curve.json").read_text())["rows"]
     assert [r["minutes"] for r in rows] == [10, 30]  # sorted by time
     # the same model on the same deals: the two points agree exactly
     assert rows[0]["greedy"] == rows[1]["greedy"] and rows[0]["expert"] == rows[1]["expert"]
     assert rows[0]["greedy"]["games"] >= 8
     assert "| 10 |" in (out / "curve.md").read_text()
     assert (out / "curve.png").stat().st_size > 5_000
-    with pytest.raises(SystemExit) as e:  # never over a folder with results
-        learning_curve.main(args)
+    # the same command goes on where it stopped: a point measured is not played again
+    more = ["20=" + MODEL, *args]
+    assert learning_curve.main(more) == 0
+    again = json.loads((out / "curve.json").read_text())["rows"]
+    assert [r["minutes"] for r in again] == [10, 20, 30] and again[0] == rows[0] and again[2] == rows[1]
+    with pytest.raises(SystemExit) as e:  # other settings: not mixed into one curve
+        learning_curve.main([*args, "--seed", "5"])
     assert e.value.code == 2
+
+
+def test_a_folder_it_did_not_write_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit) as e:
+        learning_curve.main(["10=" + MODEL, "--out", str(tmp_path)])
+    assert e.value.code == 2
+    assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
 @pytest.mark.parametrize("item", ["x=" + MODEL, "10", "nan=" + MODEL, "10=/nowhere/model.zip"])
