@@ -159,6 +159,28 @@ def test_a_step_marked_until_time_repeats_until_the_time_is_spent(tmp_path):
     assert all(p.startswith("1_improvement") for p in passes) and state["stopped"] == ""
 
 
+def test_a_time_share_leaves_the_rest_of_the_time_to_the_steps_after(tmp_path):
+    """A step with ``time_share`` passes only while its share of the time is left; the
+    steps after it get the rest."""
+    step = '\n[[step]]\nkind = "improvement"\ndecisions = 100\nrollouts = 1\nuntil_time = true\n'
+    text = TINY_TABLE.replace("report_games = 60", "report_games = 0") + step + "time_share = 0.3\n" + step
+    recipe = write(tmp_path, text)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "s", "--time-limit", "30") == 0
+    state = json.loads((tmp_path / "s" / "recipe.json").read_text())
+    first = [s for s in state["steps"] if s["pass"].startswith("1_")]
+    second = [s for s in state["steps"] if s["pass"].startswith("2_")]
+    assert first and second, state["steps"]
+    assert sum(s["seconds"] for s in first) < 0.3 * 30 + 3  # a pass already begun ends
+    assert sum(s["seconds"] for s in second) > sum(s["seconds"] for s in first)
+
+
+def test_a_bad_time_share_is_named(tmp_path, capsys):
+    text = TINY_TABLE + '[[step]]\nkind = "improvement"\ntime_share = 1.5\n'
+    assert train(str(write(tmp_path, text)), "--runs-dir", str(tmp_path / "runs")) == 2
+    assert "step 1 (improvement): time_share=1.5 must be more than 0 and at most 1" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
 BAD = [
     # (recipe text, what the one line names)
     (TINY_TABLE + '[[step]]\nkind = "imitate"\n', "step 1: kind='imitate' is not a step"),

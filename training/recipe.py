@@ -80,6 +80,7 @@ class PlannedStep:
     seed: int
     repeat: int
     until_time: bool
+    time_share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class Recipe:
             lines += ["", "[[step]]", f"kind = {_toml(s.step.kind)}", f"name = {_toml(s.name)}"]
             lines += [f"opponents = {_toml(s.opponents)}", f"opponent_history = {_toml(s.opponent_history)}"]
             lines += [f"seed = {s.seed}", f"repeat = {s.repeat}", f"until_time = {_toml(s.until_time)}"]
+            lines += [f"time_share = {_toml(s.time_share)}"]
             lines += [f"{f.name} = {_toml(getattr(s.step, f.name))}" for f in dataclasses.fields(s.step)]
         return "\n".join(lines) + "\n"
 
@@ -124,6 +126,7 @@ COMMON_TYPES = {
     "seed": int,
     "repeat": int,
     "until_time": bool,
+    "time_share": float,
 }
 
 
@@ -191,6 +194,9 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
         repeat = common.get("repeat", 1)
         if repeat < 1:
             raise RecipeError(f"{where}: repeat={repeat} must be at least 1")
+        share = common.get("time_share", 1.0)
+        if not 0 < share <= 1:
+            raise RecipeError(f"{where}: time_share={share} must be more than 0 and at most 1")
         if isinstance(step, Imitation):
             for pooled in step.pool:
                 if pooled not in names or not isinstance(steps[names.index(pooled)].step, Imitation):
@@ -206,6 +212,7 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
                 seed=common.get("seed", table.seed + k),
                 repeat=repeat,
                 until_time=common.get("until_time", False),
+                time_share=share,
             )
         )
     return Recipe(source, table, tuple(steps))
@@ -287,6 +294,7 @@ def _step_data(s: PlannedStep) -> dict[str, Any]:
         "seed": s.seed,
         "repeat": s.repeat,
         "until_time": s.until_time,
+        "time_share": s.time_share,
         **values,
     }
 

@@ -24,7 +24,8 @@ is spent, nor a collecting step (imitation, improvement, heads-up) with less tha
 the time the longest earlier pass of its kind took; a running step stops early enough
 to leave its report the time the longest report so far took (a collection after its
 running job, PPO at once), a step marked
-``until_time`` repeats (PPO: trains on) while time is left, and a report plays on to
+``until_time`` repeats (PPO: trains on) while time is left (a step with ``time_share``
+below 1: while its share of the time left when it began is left), and a report plays on to
 resolve a difference only while time is left (its first ``report_games`` are always
 played, so a recipe may end a report's length past its limit).
 """
@@ -227,10 +228,13 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
     stopped = ""
     for planned in recipe.steps:
         r = 1
+        end = deadline  # this step's passes end by then: its share of the time left
+        if planned.time_share < 1 and math.isfinite(deadline):
+            end = time.monotonic() + planned.time_share * (deadline - time.monotonic())
         while True:
             name = pass_name(planned, r)
             if name not in done:
-                left = deadline - time.monotonic() - _report_reserve(state, place)
+                left = end - time.monotonic() - _report_reserve(state, place)
                 if left <= 0:
                     stopped = f"the time limit was spent before {name}"
                     break
@@ -249,7 +253,7 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
                 planned.until_time
                 and not isinstance(planned.step, PPO)  # a PPO pass already trains until the time
                 and place.time_limit
-                and time.monotonic() < deadline - _report_reserve(state, place)
+                and time.monotonic() < end - _report_reserve(state, place)
             )
             if not more:
                 break

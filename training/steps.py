@@ -221,6 +221,8 @@ COMMON = {
     "seed": "the step's seed (default: the recipe's seed plus the step's index)",
     "repeat": "passes of the step, each from the model the one before gave (default: 1)",
     "until_time": "with --time-limit, pass again while time is left (PPO: train on until it)",
+    "time_share": "with --time-limit, the share of the time left when the step begins that it may use, "
+    "its reports included (default: 1)",
 }
 
 
