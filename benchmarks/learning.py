@@ -174,14 +174,11 @@ def write_outputs(results: dict[str, Any], out: Path, args: argparse.Namespace) 
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
-    import io
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from thirtyone_env.harness.files import atomic_write
 
     keys = list(results)
     fig, axes = plt.subplots(1, 3, figsize=(13, 1.5 + 0.45 * len(keys)), sharey=True, squeeze=False)
@@ -204,6 +201,17 @@ def plot(results: dict[str, Any], path: Path) -> None:
     axes[0][0].set_yticks(range(len(keys)), keys)
     axes[0][0].invert_yaxis()
     fig.tight_layout()
+    save_png(fig, path)
+
+
+def save_png(fig: Any, path: Path) -> None:
+    """``fig`` as a PNG written atomically at ``path``, then closed."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from thirtyone_env.harness.files import atomic_write
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)

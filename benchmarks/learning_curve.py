@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from learning import cell, lives  # noqa: E402  (the learning benchmark's cells)
+from learning import cell, lives, save_png  # noqa: E402  (the learning benchmark's cells)
 
 #: the players each model is measured against, in its seat
 OTHERS = ("greedy", "expert")
@@ -115,14 +115,10 @@ def write_outputs(rows: list[dict[str, Any]], out: Path, args: argparse.Namespac
 
 
 def plot(rows: list[dict[str, Any]], path: Path, args: argparse.Namespace) -> None:
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from thirtyone_env.harness.files import atomic_write
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for i, other in enumerate(OTHERS):
@@ -138,10 +134,7 @@ def plot(rows: list[dict[str, Any]], path: Path, args: argparse.Namespace) -> No
     ax.set_title(f"{args.rules}, {args.players} players: the model minus a built-in player in its seat")
     ax.legend()
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    atomic_write(path, buf.getvalue())
+    save_png(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
