@@ -137,6 +137,20 @@ def test_every_request_needs_the_token(web):
     assert len(server.token) >= 32
 
 
+def test_the_printed_address_takes_a_connection_at_once():
+    """The address is printed only once the socket listens: a client that connects the
+    moment it reads the line is answered, never refused."""
+    import socket
+
+    with serving() as server:
+        host, port = server.base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(
+                f"GET /api/options HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {server.token}\r\nConnection: close\r\n\r\n".encode()
+            )
+            assert sock.recv(64).startswith(b"HTTP/1.1 200")
+
+
 def test_only_this_machine_names_are_answered(web):
     server, _ = web
     port = server.base.rsplit(":", 1)[1]

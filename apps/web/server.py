@@ -35,7 +35,9 @@ def check_folder(parser: argparse.ArgumentParser, option: str, value: str | None
 
 
 def listen(parser: argparse.ArgumentParser, host: str, port: int) -> socket.socket:
-    """A socket bound to the address (else one line, exit 2, before any server starts)."""
+    """A socket bound to the address and listening (else one line, exit 2, before any
+    server starts): a client that connects as soon as the address is printed waits in
+    the backlog until the server accepts, instead of being refused."""
     if not 0 <= port <= 65535:
         parser.error(f"--port must be in 0..65535, got {port}")
     try:
@@ -43,6 +45,7 @@ def listen(parser: argparse.ArgumentParser, host: str, port: int) -> socket.sock
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        sock.listen(2048)
     except OSError as e:
         parser.error(f"cannot listen on {host}:{port}: {e.strerror or e}")
     return sock
