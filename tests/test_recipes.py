@@ -174,6 +174,23 @@ def test_a_time_share_leaves_the_rest_of_the_time_to_the_steps_after(tmp_path):
     assert sum(s["seconds"] for s in second) > sum(s["seconds"] for s in first)
 
 
+def test_a_ppo_step_until_time_stops_at_the_timesteps_it_gives(tmp_path):
+    """``until_time`` with ``timesteps``: PPO trains until the time or the steps, whichever
+    comes first, and the steps after it get the rest of the time."""
+    ppo = (
+        '\n[[step]]\nkind = "ppo"\nepisode = "round"\ntimesteps = 1024\nn_envs = 2\nn_steps = 256\n'
+        "batch_size = 256\ncheckpoint_every = 1024\nuntil_time = true\n"
+    )
+    step = '\n[[step]]\nkind = "improvement"\ndecisions = 100\nrollouts = 1\n'
+    text = TINY_TABLE.replace("report_games = 60", "report_games = 0") + ppo + step
+    recipe = write(tmp_path, text)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "p", "--time-limit", "300") == 0
+    state = json.loads((tmp_path / "p" / "recipe.json").read_text())
+    assert [s["pass"] for s in state["steps"]] == ["1_ppo", "2_improvement"], state["steps"]
+    assert state["steps"][0]["seconds"] < 120
+    assert "timesteps = 1024" in (tmp_path / "p" / "recipe.toml").read_text()
+
+
 def test_a_bad_time_share_is_named(tmp_path, capsys):
     text = TINY_TABLE + '[[step]]\nkind = "improvement"\ntime_share = 1.5\n'
     assert train(str(write(tmp_path, text)), "--runs-dir", str(tmp_path / "runs")) == 2

@@ -103,7 +103,8 @@ class Recipe:
             lines += [f"opponents = {_toml(s.opponents)}", f"opponent_history = {_toml(s.opponent_history)}"]
             lines += [f"seed = {s.seed}", f"repeat = {s.repeat}", f"until_time = {_toml(s.until_time)}"]
             lines += [f"time_share = {_toml(s.time_share)}"]
-            lines += [f"{f.name} = {_toml(getattr(s.step, f.name))}" for f in dataclasses.fields(s.step)]
+            given = [(f.name, getattr(s.step, f.name)) for f in dataclasses.fields(s.step)]
+            lines += [f"{name} = {_toml(value)}" for name, value in given if value is not None]
         return "\n".join(lines) + "\n"
 
 
@@ -145,8 +146,10 @@ def _typed(value: Any, kind: Any, where: str) -> Any:
 
 
 def _field_type(cls: type, f: dataclasses.Field) -> Any:
+    """A field's type; an optional one (``int | None``) takes its type when given."""
     names = {"str": str, "int": int, "float": float, "bool": bool}
-    return names.get(str(f.type), str(f.type))
+    kind = str(f.type).removesuffix(" | None")
+    return names.get(kind, kind)
 
 
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:

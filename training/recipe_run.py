@@ -88,7 +88,7 @@ def step_config(
             str(root / STEPS_DIR / pass_name(passes[name], 1) / "demonstrations.npz")
             for name in planned.step.pool
         )
-    if isinstance(planned.step, PPO) and planned.until_time and left:
+    if isinstance(planned.step, PPO) and planned.until_time and left and planned.step.timesteps is None:
         fields["total_timesteps"] = UNBOUNDED
     base = {
         "run_name": pass_name(planned, r),

@@ -170,15 +170,21 @@ class HeadsUp(Step):
         return [self.teacher]
 
 
+#: a PPO step's environment steps when its recipe gives none and it is not ``until_time``
+DEFAULT_TIMESTEPS = 1_000_000
+
+
 @dataclass(frozen=True)
 class PPO(Step):
     """MaskablePPO from the incoming model (or a fresh network), against the step's
     opponents, optionally in a league with self-play, optionally anchored to the
-    incoming policy by a KL penalty. With the recipe's time limit it runs until the
-    time left to the recipe is spent."""
+    incoming policy by a KL penalty. With the recipe's time limit and ``until_time`` it
+    runs until the time left to it is spent, or until ``timesteps`` where given."""
 
     kind: ClassVar[str] = "ppo"
-    timesteps: int = option(1_000_000, "environment steps")
+    timesteps: int | None = option(
+        None, "environment steps (1,000,000 if not given; with until_time, as many as the time allows)"
+    )
     reward: str = option("lives", "'lives', 'win' or 'rate' (ThirtyOneEnv's reward)")
     episode: str = option("game", "'game' or 'round'")
     learning_rate: float = option(3e-4, "PPO's learning rate")
@@ -207,7 +213,10 @@ class PPO(Step):
     FIELDS: ClassVar[dict[str, str]] = {"timesteps": "total_timesteps"}
 
     def train_fields(self, model_in: str) -> dict[str, Any]:
-        return {**super().train_fields(model_in), "init_from": model_in}
+        fields = {**super().train_fields(model_in), "init_from": model_in}
+        if self.timesteps is None:
+            fields["total_timesteps"] = DEFAULT_TIMESTEPS
+        return fields
 
 
 #: every step kind a recipe may name
@@ -234,5 +243,6 @@ def step_help() -> str:
         doc = " ".join((cls.__doc__ or "").split())
         lines += ["", f"[[step]] kind = {kind!r}: {doc}"]
         for f in dataclasses.fields(cls):
-            lines.append(f"  {f.name:22} {f.metadata['help']} (default: {f.default!r})")
+            default = "" if f.default is None else f" (default: {f.default!r})"  # its help says
+            lines.append(f"  {f.name:22} {f.metadata['help']}{default}")
     return "\n".join(lines)
