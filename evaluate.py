@@ -562,7 +562,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
         console.print("[red]interrupted: no results written[/red]")
         return 130
     elapsed = time.perf_counter() - start
-    summary = gl.gauntlet_table(rows)
+    summary = gl.gauntlet_table(rows, args.rules)
     title = f"Gauntlet of {args.gauntlet}: {args.seats} seats, rules={args.rules}, seed={args.seed}"
     console.print(
         f"{title} (candidate minus expert in the same seat on the same deals; *: 95% CI excludes 0)\n{summary}",
@@ -571,7 +571,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
         soft_wrap=True,
     )
     make_dir(out)
-    gl.plot_gauntlet(rows, out / "gauntlet.png", title)
+    gl.plot_gauntlet(rows, out / "gauntlet.png", title, args.rules)
     atomic_write(out / "gauntlet.md", f"# {title}\n\n`{command}`\n\n{summary}")
     payload = {
         "config": {

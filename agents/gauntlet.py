@@ -43,6 +43,7 @@ from thirtyone_env.harness.evaluation import (
     GameOutcome,
     TournamentConfig,
     lives_by_deal,
+    lost_label,
     mean_ci,
     ratio_difference_ci,
     run_tournament,
@@ -383,14 +384,16 @@ def _interval(value: float, low: float, high: float, scale: float, digits: int) 
     return f"{scale * value:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]{_star(low, high)}"
 
 
-def gauntlet_table(rows: Sequence[dict[str, Any]]) -> str:
+def gauntlet_table(rows: Sequence[dict[str, Any]], rules: str | Rules = "standard") -> str:
     """The rows as a Markdown table (readable as plain text too): per table the
     candidate's paired differences against the expert in points of win rate and in
     lives lost a round (``*``: the 95% interval excludes 0; negative lives: fewer
-    lost), then each side's win rate and lives a round."""
+    lost), then each side's win rate and lives a round. At a points or chips table
+    (``rules``) the rounds' cost is in points or chips, what a player scored negative."""
+    unit = lost_label(rules).split()[0]
     lines = [
-        "| table | opponents | games | wins - expert [95% CI], points | lives/round - expert [95% CI] "
-        "| candidate wins | expert wins | candidate lives/round | expert lives/round |",
+        f"| table | opponents | games | wins - expert [95% CI], points | {unit}/round - expert [95% CI] "
+        f"| candidate wins | expert wins | candidate {unit}/round | expert {unit}/round |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -404,10 +407,12 @@ def gauntlet_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_gauntlet(rows: Sequence[dict[str, Any]], path: str | Path, title: str = "Gauntlet") -> Path:
+def plot_gauntlet(
+    rows: Sequence[dict[str, Any]], path: str | Path, title: str = "Gauntlet", rules: str | Rules = "standard"
+) -> Path:
     """A PNG of the paired differences per table with their 95% intervals: wins (points)
-    and lives lost a round, candidate minus expert (right of 0 / left of 0 is better),
-    written atomically; returns its path."""
+    and lives lost a round (points or chips at those tables: ``rules``), candidate minus
+    expert (right of 0 / left of 0 is better), written atomically; returns its path."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -420,7 +425,7 @@ def plot_gauntlet(rows: Sequence[dict[str, Any]], path: str | Path, title: str =
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(rows) + 1.8), sharey=True)
     panels = (
         ("wins", 100.0, "wins: candidate - expert (points; right is better)", True),
-        ("lives", 1.0, "lives lost a round: candidate - expert (left is better)", False),
+        ("lives", 1.0, f"{lost_label(rules)}: candidate - expert (left is better)", False),
     )
     for ax, (key, scale, label, higher_better) in zip(axes, panels, strict=True):
         value = np.array([r[f"{key}_diff"] for r in rows], dtype=float) * scale

@@ -6,7 +6,8 @@ seeded game between random and greedy players. It was captured from the implemen
 of ``thirtyone_env.harness.analysis`` at commit 5967217, which read the records off
 each round's history with a simulation of its own, before the records were built from
 the engine's real states (``TurnRecorder``); ``tests/test_analysis.py`` checks that the
-new way gives the very same records. Rewrite it (``.venv/bin/python
+new way gives the very same records. At the points and chips presets a player-round
+record's ``lost`` is what the round scored, negative. Rewrite it (``.venv/bin/python
 tests/analysis_fixture.py``, which now uses the ``TurnRecorder``) only when the games
 themselves change on purpose.
 """

@@ -115,6 +115,26 @@ def test_knock_and_player_round_records():
     assert sum(row["lost"] for row in rows.values()) == sum(r.losses)
 
 
+def test_a_rounds_cost_is_lives_or_the_points_or_chips_it_scored_negative():
+    """``lost`` counts in the table's standing: lives at a lives table; at a points or
+    chips table what the round scored for the seat, negative (lower is better at every
+    table), so the paired comparisons measure the standing that decides the game."""
+    recorder = TurnRecorder()
+    seen: dict[str, int] = {}
+
+    def check(s):
+        r = s.result
+        for row in player_round_records(s.history, recorder.round_turns(s)):
+            seat = row["seat"]
+            want = r.losses[seat] if s.rules.scoring == "lives" else -r.gains[seat]
+            assert row["lost"] == want and row["lost_round"] == (want > 0)
+            seen[s.rules.scoring] = seen.get(s.rules.scoring, 0) + (want != 0)
+
+    for _name, _n, _table in games(recorder, check):
+        pass
+    assert set(seen) == {"lives", "points", "chips"} and all(seen.values()), seen
+
+
 #: The id keys records carry beyond the fixture's (which was captured before them).
 IDS = {
     "turns": ("game", "round_no", "player"),

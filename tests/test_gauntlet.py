@@ -104,6 +104,7 @@ def test_the_summary_table_and_the_plot(expert_rows, tmp_path):
     assert "held-out #0, held-out #1" in text
     path = plot_gauntlet(expert_rows, tmp_path / "g.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "lives/round - expert" in text and "chips/round - expert" in gauntlet_table(expert_rows, "banking")
 
 
 def test_the_command_writes_a_results_folder_and_never_replaces_it(tmp_path):

@@ -103,6 +103,9 @@ def test_a_step_worse_at_one_table_is_worse_even_where_it_is_better_at_another(t
     assert (
         "**significantly worse** (better at another table)" in text and "| ppo | expert x3 | 1,000 |" in text
     )
+    assert "| wins | lives lost a round |" in text
+    chips = write_report(tmp_path, [level], "ppo", 1000, rules="banking")
+    assert "| wins | chips lost a round |" in chips and "chips scored count negative" in chips
 
 
 def test_a_report_plays_on_to_resolve_only_while_time_is_left():

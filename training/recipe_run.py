@@ -416,6 +416,6 @@ def _write_report(recipe: Recipe, root: Path, state: dict[str, Any], place: Plac
     notes = ["", "| step | kind | minutes | kept |", "|---|---|---:|---|", *extra]
     if state.get("stopped"):
         notes += ["", f"The recipe stopped early: {state['stopped']}."]
-    write_report(root, verdicts, state["from"], games, notes)
+    write_report(root, verdicts, state["from"], games, notes, recipe.table.rules)
     atomic_write(root / BEST, Path(state["model"]).read_bytes())
     print(f"report: {root / 'report.md'}; the recipe's model: {root / BEST} (from the step {state['from']})")

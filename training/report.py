@@ -156,18 +156,28 @@ def choose(models: list[tuple[str, Path]], verdicts: list[Verdict], keep_worse: 
 
 
 def write_report(
-    run_dir: Path, verdicts: list[Verdict], chosen: str, games: int, notes: Sequence[str] = ()
+    run_dir: Path,
+    verdicts: list[Verdict],
+    chosen: str,
+    games: int,
+    notes: Sequence[str] = (),
+    rules: str = "standard",
 ) -> str:
     """``report.md`` (with ``notes``, lines of Markdown, at its end), ``report.json`` and
-    ``report.png`` in the run folder; the text."""
+    ``report.png`` in the run folder; the text. ``rules``: the table's preset, which
+    names what its rounds cost (lives, points or chips)."""
+    from thirtyone_env.harness.evaluation import lost_label
+
+    lost = lost_label(rules)
+    scored = "" if lost.startswith("lives") else "; points or chips scored count negative"
     lines = [
         f"# Run report: {run_dir.name}",
         "",
         "Each step's model minus the model it started from, in the same seat against the same",
         f"opponents on the same deals (at least {games:,} games a table); 95% intervals, `*` where",
-        "one excludes 0. Wins in points (percent of games won); lives lost a round (lower is better).",
+        f"one excludes 0. Wins in points (percent of games won); {lost} (lower is better{scored}).",
         "",
-        "| step | table | games | wins | lives lost a round | verdict |",
+        f"| step | table | games | wins | {lost} | verdict |",
         "|---|---|---:|---|---|---|",
     ]
     for v in verdicts:
@@ -196,7 +206,7 @@ def write_report(
     atomic_write(run_dir / REPORT_MD, text)
     data = {"games": games, "chosen": chosen, "steps": [{"step": v.step, "rows": v.rows} for v in verdicts]}
     atomic_write(run_dir / REPORT_JSON, json.dumps(data, indent=1))
-    _plot(run_dir / REPORT_PNG, verdicts)
+    _plot(run_dir / REPORT_PNG, verdicts, lost)
     return text
 
 
@@ -205,8 +215,9 @@ def _interval(value: float, low: float, high: float, fmt: str) -> str:
     return f"{value:{fmt}} [{low:{fmt}}, {high:{fmt}}]{star}"
 
 
-def _plot(path: Path, verdicts: list[Verdict]) -> None:
-    """Each step's differences with their intervals, one panel for wins, one for lives."""
+def _plot(path: Path, verdicts: list[Verdict], lost: str) -> None:
+    """Each step's differences with their intervals, one panel for wins, one for what
+    the rounds cost (``lost``: its label)."""
     import io
 
     import matplotlib
@@ -218,7 +229,7 @@ def _plot(path: Path, verdicts: list[Verdict]) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 1.2 + 0.6 * len(labels)), squeeze=False)
     for ax, key, scale, title in (
         (axes[0][0], "wins", 100, "wins minus its start (points)"),
-        (axes[0][1], "lives", 1, "lives lost a round minus its start"),
+        (axes[0][1], "lives", 1, f"{lost} minus its start"),
     ):
         rows = [row for v in verdicts for row in v.rows]
         for y, row in enumerate(rows):

@@ -251,7 +251,7 @@ def report_run(config: TrainConfig) -> str:
     models = step_models(run_dir, config.total_timesteps > 0)
     verdicts = compare_steps(config, config.report_games) if config.report_games and len(models) > 1 else []
     chosen, path = choose(models, verdicts, config.keep_worse) if verdicts else models[-1]
-    write_report(run_dir, verdicts, chosen, config.report_games)
+    write_report(run_dir, verdicts, chosen, config.report_games, rules=config.rules)
     atomic_write(run_dir / MODEL, path.read_bytes())
     for v in verdicts:
         if v.worse:

@@ -341,8 +341,9 @@ def player_round_records(
     records (:class:`TurnRecorder`); ``game`` and ``players`` (labels by seat) default
     to those of the turn records.
 
-    Keys: ``game``, ``round_no``, ``seat``, ``player``, ``lives_before``, ``lost``, ``lost_round`` (lost any
-    life), ``reason``, ``final_value``, ``turns``, ``knocked``, ``knock_value``,
+    Keys: ``game``, ``round_no``, ``seat``, ``player``, ``lives_before``, ``lost`` (what the
+    round cost the seat: lives; at a points or chips table the points or chips it scored,
+    negative), ``lost_round`` (``lost`` above 0), ``reason``, ``final_value``, ``turns``, ``knocked``, ``knock_value``,
     ``knock_turn``, ``knock_success``, ``blitz`` (held the 31 of a blitz), ``switches``,
     ``discard_suit_changes``, ``eliminated``.
     """
@@ -370,7 +371,9 @@ def player_round_records(
         if not hand:
             continue
         knock = knocks[seat]
-        lost = losses[seat]
+        # what the round cost the seat in the table's standing: lives, or the points or
+        # chips it scored counted negative (a lives round's gains are its losses negated)
+        lost = -result.gains[seat] if result.gains else losses[seat]
         rows.append(
             {
                 "game": game,
@@ -386,7 +389,7 @@ def player_round_records(
                 "knocked": knock is not None,
                 "knock_value": knock["value_before"] if knock else None,
                 "knock_turn": knock["turn"] if knock else None,
-                "knock_success": (lost == 0) if knock else None,
+                "knock_success": (losses[seat] == 0) if knock else None,
                 "blitz": seat in blitzers,
                 "switches": switches[seat],
                 "discard_suit_changes": changes[seat],

@@ -545,6 +545,14 @@ def paired_difference(
     return mean_ci(diff / np.maximum(count, 1))
 
 
+def lost_label(rules: str | Rules) -> str:
+    """What a row's ``lost`` counts at a table, as its labels say it: ``"lives lost a
+    round"``, or at a points or chips table ``"chips lost a round"`` (what a player
+    scored counts negative: the lower the better, as with lives)."""
+    rules = Rules.preset(rules) if isinstance(rules, str) else rules
+    return f"{rules.scoring} lost a round"
+
+
 def lives_by_deal(
     config: TournamentConfig, games: list[GameOutcome], players_in: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,7 @@ from thirtyone_env.harness.evaluation import (
     GameOutcome,
     TournamentConfig,
     config_dict,
+    lost_label,
     player_labels,
 )
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
@@ -281,14 +282,16 @@ def print_report(
     table.add_column("statistic")
     for label in labels:  # names fold onto more lines, never cut: two players never look alike
         table.add_column(label, justify="right", overflow="fold")
+    unit = lost_label(config.rules).split()[0]  # lives, or points or chips (scored: negative)
     for key, title in STATS.items():
+        title = title.replace("lives", unit, 1) if key == "lives_lost_per_round" else title
         table.add_row(title, *(_fmt(summary[p][key], key in PERCENT_STATS) for p in labels))
     console.print(table)
 
     diffs = Table(title="Paired differences, row minus column player (same deals; * = 95% CI excludes 0)")
     for col in ("player", "vs"):
         diffs.add_column(col, overflow="fold")
-    for col in ("wins [95% CI, points]", "", "lives/round [95% CI]", ""):
+    for col in ("wins [95% CI, points]", "", f"{unit}/round [95% CI]", ""):
         diffs.add_column(col, no_wrap=True)
     for d in extra.get("paired_differences", []):
         low, high = d["low"], d["high"]
