@@ -13,8 +13,9 @@ against ``players - 1`` copies of the table's opponent (:func:`agents.gauntlet.c
   same seat; the row kept is the one the model beats by least);
 - minus ``search`` (fewer games: it thinks for a while at every move).
 
-Wins are in points, lives are lives lost a round (lower is better), each with its 95%
-interval. It writes ``learning.json`` (after every table: a run that stops goes on with
+Wins are in points, lives are lives lost a round (lower is better; at a points or chips
+table what a round scored, negative), each with its 95% interval. A banking game runs
+100 rounds: its comparisons play a tenth of ``--games``. It writes ``learning.json`` (after every table: a run that stops goes on with
 the same command), ``learning.md`` and ``learning.png`` into ``--out``; this is a
 benchmark, not a test: a table takes its budget of minutes plus the comparisons.
 """
@@ -46,6 +47,10 @@ TABLES = {
     "switch_4p": ("switch", 4),
     "stop_the_bus_4p": ("stop_the_bus", 4),
 }
+#: tables whose games are many rounds long, with the share of ``--games`` a comparison
+#: there plays: a banking game runs its 100 rounds (at the other tables a game is a few
+#: rounds), and its chips a round resolve a difference in fewer games
+FEWER_GAMES = {"banking_4p": 10}
 BUILT_IN = ("greedy", "expert", "blitz31")
 #: the table's opponent in every comparison
 OPPONENT = "expert"
@@ -113,14 +118,18 @@ def run_recipe(
     return time.perf_counter() - t0
 
 
-def measure(model: str, start: str, rules: str, players: int, args: argparse.Namespace) -> dict[str, Any]:
-    """The model minus its start, minus the best built-in player, minus search."""
+def measure(
+    model: str, start: str, rules: str, players: int, args: argparse.Namespace, fewer: int = 1
+) -> dict[str, Any]:
+    """The model minus its start, minus the best built-in player, minus search; each
+    comparison plays ``1/fewer`` of the games asked for."""
     from agents.gauntlet import compare
 
     opponents = [OPPONENT] * (players - 1)
     seed = args.seed + 7
 
     def diff(other: str, games: int) -> dict[str, Any]:
+        games = max(1, games // fewer)
         row = compare(f"ppo:path={model}", other, opponents, games, rules, seed, args.workers)
         keys = ("games", "wins_diff", "wins_low", "wins_high", "lives_diff", "lives_low", "lives_high")
         return {k: row[k] for k in keys} | {"other": other}
@@ -149,6 +158,7 @@ def lives(row: dict[str, Any]) -> str:
 
 
 def write_outputs(results: dict[str, Any], out: Path, args: argparse.Namespace) -> None:
+    from thirtyone_env.harness.evaluation import lost_label
     from thirtyone_env.harness.files import atomic_write
 
     atomic_write(out / "learning.json", json.dumps(results, indent=1))
@@ -157,16 +167,19 @@ def write_outputs(results: dict[str, Any], out: Path, args: argparse.Namespace) 
         "",
         f"`python benchmarks/learning.py --minutes {args.minutes:g} --games {args.games}` "
         f"(seed {args.seed}; each comparison against {OPPONENT} x(players-1), same seat, same deals).",
-        "Wins in points with 95% intervals (`*`: excludes 0); lives lost a round for the start.",
+        "Wins in points with 95% intervals (`*`: excludes 0); for the start also what a round",
+        "costs: lives lost, or at a points or chips table what it scored, negative (lower is better).",
         "",
-        "| table | teacher | minutes | minus start (wins) | minus start (lives) | minus best built-in | "
-        "best built-in | minus search |",
-        "|---|---|---:|---|---|---|---|---|",
+        "| table | teacher | minutes | games | minus start (wins) | minus start (a round's cost) | "
+        "minus best built-in | best built-in | minus search |",
+        "|---|---|---:|---:|---|---|---|---|---|",
     ]
     for r in results.values():
         m = r["measured"]
+        unit = lost_label(TABLES[r["table"]][0]).split()[0]
         lines.append(
-            f"| {r['table']} | {r['teacher']} | {r['seconds'] / 60:.1f} | {cell(m['start'])} | {lives(m['start'])} | "
+            f"| {r['table']} | {r['teacher']} | {r['seconds'] / 60:.1f} | {m['start']['games']:,} | "
+            f"{cell(m['start'])} | {lives(m['start'])} {unit} | "
             f"{cell(m['built_in'])} | {m['built_in']['other']} | {cell(m.get('search'))} |"
         )
     atomic_write(out / "learning.md", "\n".join(lines) + "\n")
@@ -240,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                 rules,
                 players,
                 args,
+                FEWER_GAMES.get(table, 1),
             )
             results[key] = {"table": table, "teacher": teacher, "seconds": seconds, "measured": measured}
             write_outputs(results, out, args)
