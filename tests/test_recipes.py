@@ -277,6 +277,13 @@ def test_the_default_recipe_takes_the_table_and_the_teacher():
     assert set(with_teacher.teachers()) == {"blitz31"}
     alone = default("switch", 4, "none")
     assert alone.teachers() == [] and {s.step.kind for s in alone.steps} <= {"improvement", "ppo"}
+    # a banking game plays on to its 100th round: its reports play a tenth of the games
+    standard, banking = default("standard", 4, "expert").table, default("banking", 4, "none").table
+    assert (banking.report_games, banking.report_most_games) == (
+        standard.report_games // 10,
+        standard.report_most_games // 10,
+    )
+    assert default("no_elimination", 4, "expert").table.report_games == standard.report_games
 
 
 def test_show_prints_the_recipe_that_would_run(capsys):

@@ -247,12 +247,36 @@ def default(rules: str, players: int, teacher: str) -> Recipe:
     every step that has one, or ``recipes/no_teacher.toml`` for ``teacher='none'``."""
     name = NO_TEACHER if teacher == "none" else DEFAULT
     data = tomllib.loads((RECIPES / name).read_text(encoding="utf-8"))
-    data.setdefault("table", {}).update(rules=rules, players=players)
+    table = data.setdefault("table", {})
+    table.update(rules=rules, players=players)
+    fewer = _longer_games(rules)
+    for key in ("report_games", "report_most_games"):
+        if key in table:
+            table[key] = max(100, table[key] // fewer)
     if teacher != "none":
         for step in data.get("step", []):
             if "teacher" in _options(STEPS[step["kind"]]):
                 step["teacher"] = teacher
     return parse(data, str(RECIPES / name))
+
+
+#: about the rounds of a game with lives, which the recipes' report sizes are set for
+ROUNDS_OF_A_GAME = 10
+
+
+def _longer_games(rules: str) -> int:
+    """How many times longer than a game with lives a game of these rules runs: a chips
+    game plays on to its ``max_rounds`` (100 at banking), so its reports play a tenth of
+    the games for about the same rounds; 1 elsewhere (and for a name that is no preset,
+    which the recipe's check names)."""
+    from thirtyone_env.game.rules import Rules
+
+    try:
+        r = Rules.preset(rules)
+    except ValueError:
+        return 1
+    length = r.max_rounds if r.scoring == "chips" else r.num_rounds if r.scoring == "points" else 0
+    return max(1, length // ROUNDS_OF_A_GAME)
 
 
 def with_settings(recipe: Recipe, settings: dict[str, Any]) -> Recipe:
