@@ -542,3 +542,41 @@ def test_where_a_run_works_is_given_anew_on_every_start(tmp_path):
         stored_config(run, {"seed": 5})
     with pytest.raises(ValueError, match="ray_address needs --cluster ray"):
         TrainConfig(ray_address="127.0.0.1:6379")
+
+
+FINALIZER_STOP = """
+import sys, time
+from training.run_cli import exit_code
+
+class Slow:
+    def __del__(self):
+        print("finalizing", flush=True)
+        time.sleep(3)  # the stop lands here, where Python drops what it raises
+
+def work():
+    Slow()
+    for _ in range(300):  # 30 s: a stop that was dropped lets it run on
+        time.sleep(0.1)
+    return 0
+
+sys.exit(exit_code("prog", work))
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_that_lands_in_a_finalizer_still_stops_the_command(sig):
+    """Ctrl-C or SIGTERM while a ``__del__`` runs: Python prints the interrupt and goes
+    on there; the command is stopped again as soon as the finalizer is done (exit 130)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FINALIZER_STOP],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline().strip() == "finalizing"
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    assert proc.wait(timeout=20) == 130
+    assert time.monotonic() - t0 < 10

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -96,9 +98,32 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def _stop_again(hook: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``sys.unraisablehook`` that sends a stop again when Python dropped it: a Ctrl-C or
+    SIGTERM that lands while a finalizer (a ``__del__``, a weakref callback) runs raises
+    its ``KeyboardInterrupt`` there, where Python prints it and goes on, and the run
+    would never stop. Sent again, it lands in the run's own code once the finalizer is
+    done."""
+
+    def handle(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            sent = unraisable.exc_value.args == (f"signal {signal.SIGTERM}",)
+            again = signal.SIGTERM if sent else signal.SIGINT
+            # from a thread, a moment later: raised here, it would be dropped again
+            threading.Timer(0.1, os.kill, (os.getpid(), again)).start()
+            return
+        hook(unraisable)
+
+    handle.stops_again = True  # type: ignore[attr-defined]
+    return handle
+
+
 def stop_like_ctrl_c() -> None:
-    """SIGTERM (kill, a job scheduler) stops a run as Ctrl-C does: what it did is saved."""
+    """SIGTERM (kill, a job scheduler) stops a run as Ctrl-C does: what it did is saved;
+    and neither is lost in a finalizer (:func:`_stop_again`)."""
     signal.signal(signal.SIGTERM, _interrupt)
+    if not getattr(sys.unraisablehook, "stops_again", False):
+        sys.unraisablehook = _stop_again(sys.unraisablehook)
 
 
 def exit_code(prog: str, work: Callable[[], int]) -> int:
