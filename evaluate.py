@@ -132,7 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"with --gauntlet: play only these tables (default: all: {', '.join(gl.GAUNTLET)})",
     )
-    p.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
+    p.add_argument(
+        "--rules",
+        default="standard",
+        help=f"rules preset: {sorted(PRESETS)}, or house rules PRESET:OPTION=VALUE,... (standard:lives=5,knock_from_turn=2)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--workers",
@@ -197,8 +201,10 @@ def check_players(parser: argparse.ArgumentParser, players: list[str], rules: Ru
 def check_counts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """The rules preset, ``--games`` (within :data:`MAX_GAMES` and the memory the
     statistics take), ``--workers`` and ``--seed``; errors exit with code 2."""
-    if args.rules not in PRESETS:
-        parser.error(f"unknown rules preset {args.rules!r}; presets are {sorted(PRESETS)}")
+    try:
+        Rules.preset(args.rules)
+    except ValueError as e:
+        parser.error(str(e))
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be at least 1 and at most {MAX_GAMES:,}, got {args.games}")
     memory = available_memory()

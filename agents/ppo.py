@@ -311,18 +311,21 @@ def _described_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any
 
 def _run_config(path: Path) -> tuple[int, Any] | None:
     """(players, Rules) of a ``train.py`` run config; None for a file that is not one."""
-    from thirtyone_env.game.rules import PRESETS, Rules
+    from thirtyone_env.game.rules import Rules
 
     try:
         stored = json.loads(path.read_text()) if path.is_file() else None
     except (OSError, ValueError):
         return None
-    if not isinstance(stored, dict) or stored.get("rules") not in PRESETS:
+    if not isinstance(stored, dict) or not isinstance(stored.get("rules"), str):
         return None
     players = stored.get("players")
     if isinstance(players, bool) or not isinstance(players, int):
         return None
-    return players, Rules.preset(stored["rules"])
+    try:
+        return players, Rules.preset(stored["rules"])
+    except ValueError:  # not a train.py run config
+        return None
 
 
 def preset_of(rules: Any) -> str | None:
@@ -333,9 +336,11 @@ def preset_of(rules: Any) -> str | None:
 
 
 def rules_name(rules: Any) -> str:
-    """``rules 'standard'`` for a preset's rules, else ``custom rules`` (for messages)."""
-    name = preset_of(rules)
-    return "custom rules" if name is None else f"rules {name!r}"
+    """``rules 'standard'`` for a preset's rules, ``rules 'standard:lives=2'`` for house
+    rules (for messages)."""
+    from thirtyone_env.game.rules import house_spec
+
+    return f"rules {house_spec(rules)!r}"
 
 
 # -- the model zoo ---------------------------------------------------------------------

@@ -232,9 +232,10 @@ PROG = "thirtyone-play"
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rules:
     """Every option checked before the game starts (bad ones exit 2 with a message)."""
-    if args.rules not in PRESETS:
-        parser.error(f"unknown rules preset {args.rules!r}; presets are {sorted(PRESETS)}")
-    rules = Rules.preset(args.rules)
+    try:
+        rules = Rules.preset(args.rules)
+    except ValueError as e:
+        parser.error(str(e))
     n = len(args.opponents) + 1
     try:
         rules.check_num_players(n)
@@ -272,7 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--opponents", nargs="+", default=["ppo", "expert", "expert"], help=f"players: {agents.names()}"
     )
-    parser.add_argument("--rules", default="standard", help=f"rules preset: {sorted(PRESETS)}")
+    parser.add_argument(
+        "--rules",
+        default="standard",
+        help=f"rules preset: {sorted(PRESETS)}, or house rules PRESET:OPTION=VALUE,... (standard:lives=5,knock_from_turn=2)",
+    )
     parser.add_argument(
         "--seat", type=int, default=0, help="your seat (0 plays first after the first dealer)"
     )

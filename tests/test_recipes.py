@@ -191,6 +191,20 @@ def test_a_ppo_step_until_time_stops_at_the_timesteps_it_gives(tmp_path):
     assert "timesteps = 1024" in (tmp_path / "p" / "recipe.toml").read_text()
 
 
+def test_house_rules_train_a_model_of_their_own_table(tmp_path, capsys):
+    """A table with house rules (``PRESET:OPTION=VALUE,...``): the recipe runs there and
+    its model names those rules, so it sits at that table and no other."""
+    from agents.ppo import trained_table
+    from thirtyone_env.game.rules import Rules
+
+    house = "standard:lives=2,knock_from_turn=2"
+    recipe = write(tmp_path, TINY_TABLE.replace('rules = "standard"', f'rules = "{house}"') + TINY_STEPS)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "h") == 0
+    assert trained_table(tmp_path / "h" / "best_model.zip") == (2, Rules(lives=2, knock_from_turn=2))
+    assert train("--rules", "standard:lives=two", "--show") == 2
+    assert "lives='two' must be int" in capsys.readouterr().err
+
+
 def test_a_bad_time_share_is_named(tmp_path, capsys):
     text = TINY_TABLE + '[[step]]\nkind = "improvement"\ntime_share = 1.5\n'
     assert train(str(write(tmp_path, text)), "--runs-dir", str(tmp_path / "runs")) == 2

@@ -94,6 +94,52 @@ def test_unknown_preset_lists_the_names():
         Rules.preset("scat")
 
 
+def test_house_rules_are_a_preset_with_changes():
+    """``PRESET:OPTION=VALUE,...`` is the preset with those fields replaced, each value
+    read as its field's type, and checked as any Rules."""
+    house = Rules.preset("cut_throat:lives=5,free_ride=true,three_of_a_kind=none,stock_exhausted=reshuffle")
+    assert house == PRESETS["cut_throat"].replace(
+        lives=5, free_ride=True, three_of_a_kind=None, stock_exhausted="reshuffle"
+    )
+    assert Rules.preset("dutch:three_of_a_kind=30").three_of_a_kind == 30
+    assert Rules.preset("standard:seats=3,knock_from_turn=2") == Rules(seats=3, knock_from_turn=2)
+    assert Rules.resolve("standard:lives=4") == Rules()  # a change to the default is the preset
+
+
+def test_house_spec_reads_back_as_the_same_rules():
+    """Messages name house rules by the shortest spec that reads back as them."""
+    from thirtyone_env.game.rules import house_spec
+
+    for name, preset in PRESETS.items():
+        assert house_spec(preset) == name
+    for spec in (
+        "standard:lives=2,knock_from_turn=2",
+        "cut_throat:three_of_a_kind=none",
+        "banking:max_rounds=50",
+    ):
+        assert house_spec(Rules.preset(spec)) == spec
+    odd = Rules(deck="piquet32", lives=7, free_ride=False, stock_exhausted="showdown")
+    assert Rules.preset(house_spec(odd)) == odd
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ("standard:lifes=3", "unknown rules option 'lifes'"),
+        ("standard:lives=three", "lives='three' must be int"),
+        ("standard:free_ride=yes", "free_ride='yes' must be true or false"),
+        ("standard:lives", "'lives' is not OPTION=VALUE"),
+        ("standard:", "'' is not OPTION=VALUE"),
+        ("standard:lives=0", "Rules.lives=0 is not allowed"),
+        ("standard:knocker_tie=nobody", "knocker_tie"),
+        ("scat:lives=3", "unknown rules preset 'scat'"),
+    ],
+)
+def test_bad_house_rules_name_the_part(spec, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        Rules.preset(spec)
+
+
 def test_player_counts():
     assert Rules().check_num_players(2) == 2
     assert Rules().check_num_players(9) == 9

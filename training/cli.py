@@ -14,6 +14,7 @@ exits with 130 once the running step saved what it could.
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("recipe", nargs="?", default=None, help="a recipe file (TOML); without it, the default recipe")
-    add("--rules", default=None, help="the rules preset of the default recipe's table (default: standard)")
+    add(
+        "--rules",
+        default=None,
+        help="the rules of the default recipe's table: a preset (default: standard) or house rules, "
+        "PRESET:OPTION=VALUE,... (standard:lives=5,knock_from_turn=2)",
+    )
     add("--players", type=int, default=None, help="the table size of the default recipe (default: 4)")
     add(
         "--teacher",
@@ -157,7 +163,8 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         rules, players = args.rules or "standard", args.players if args.players is not None else 4
         teacher = args.teacher or "expert"
         recipe = default(rules, players, teacher)
-        stem = f"{'no_teacher' if teacher == 'none' else 'default'}_{rules}_{players}p"
+        table = re.sub(r"[^A-Za-z0-9_.]+", "-", rules)[:80]  # house rules: PRESET:OPTION=VALUE,...
+        stem = f"{'no_teacher' if teacher == 'none' else 'default'}_{table}_{players}p"
     settings = _settings(args.set)
     if args.opponents is not None:
         settings["table.opponents"] = args.opponents

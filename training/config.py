@@ -76,7 +76,7 @@ class TrainConfig:
 
     run_name: str = option("ppo", "the run's folder under runs_dir")
     runs_dir: str = option("runs", "the folder of run folders")
-    rules: str = option("standard", "a rules preset")
+    rules: str = option("standard", "a rules preset, or house rules: PRESET:OPTION=VALUE,...")
     players: int = option(4, "table size")
     seat: str = option("random", "the learner's seat: 'random' or 0..players-1")
     episode: str = option("game", "'game' or 'round'")

@@ -38,7 +38,7 @@ class RecipeError(ValueError):
 class Table:
     """The table the recipe trains for, and what every step shares."""
 
-    rules: str = option("standard", "a rules preset")
+    rules: str = option("standard", "a rules preset, or house rules: PRESET:OPTION=VALUE,...")
     players: int = option(4, "table size")
     seat: str = option("random", "the learner's seat: 'random' or 0..players-1")
     opponents: str = option("expert,greedy", "comma-separated player specs, one drawn per seat per game")

@@ -271,15 +271,22 @@ class Rules:
         - ``stop_the_bus``: the seed's (and pagat.com's) Stop the Bus: Brag ranking,
           three face-up table cards, exchange one or all three (every turn, the last
           turns after a stop too), 3 lives, no free ride, the weakest hand(s) lose 1.
+
+        House rules are a preset with changes, ``PRESET:OPTION=VALUE,...``:
+        ``Rules.preset("standard:lives=5,knock_from_turn=2")`` (values as the fields take
+        them: ``true``/``false``, numbers, ``none``, names), checked as any ``Rules``.
         """
+        base, colon, changes = name.partition(":") if isinstance(name, str) else (name, "", "")
         try:
-            return PRESETS[name]
+            rules = PRESETS[base]
         except (KeyError, TypeError):
-            raise ValueError(f"unknown rules preset {name!r}; presets are {sorted(PRESETS)}") from None
+            raise ValueError(f"unknown rules preset {base!r}; presets are {sorted(PRESETS)}") from None
+        return rules.replace(**_changes(changes, name)) if colon else rules
 
     @staticmethod
     def resolve(rules: Rules | str | None) -> Rules:
-        """Accept a ``Rules``, a preset name, or ``None`` (standard)."""
+        """Accept a ``Rules``, a preset name or house rules (:meth:`preset`), or ``None``
+        (standard)."""
         if rules is None:
             return PRESETS["standard"]
         if isinstance(rules, Rules):
@@ -287,6 +294,61 @@ class Rules:
         if isinstance(rules, str):
             return Rules.preset(rules)
         raise ValueError(f"rules must be a Rules or a preset name, got {rules!r}")
+
+
+def house_spec(rules: Rules) -> str:
+    """``rules`` as the shortest spec :meth:`Rules.preset` reads back: a preset's name,
+    or the nearest preset with the fields that differ (``"standard:lives=2"``)."""
+
+    def text(value: Any) -> str:
+        return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+    specs = []
+    for name, preset in PRESETS.items():
+        changed = [
+            f.name for f in dataclasses.fields(Rules) if getattr(rules, f.name) != getattr(preset, f.name)
+        ]
+        specs.append(
+            (
+                len(changed),
+                name
+                + "".join(
+                    f"{',' if k else ':'}{key}={text(getattr(rules, key))}" for k, key in enumerate(changed)
+                ),
+            )
+        )
+    return min(specs)[1]
+
+
+def _changes(text: str, spec: str) -> dict[str, Any]:
+    """``OPTION=VALUE,...`` of a house-rules spec as typed field values (a ``ValueError``
+    naming the spec and the part it cannot read)."""
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(Rules)}
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        key, eq, raw = (x.strip() for x in part.partition("="))
+        if not eq or not key:
+            raise ValueError(f"rules {spec!r}: {part!r} is not OPTION=VALUE")
+        if key not in kinds:
+            raise ValueError(f"rules {spec!r}: unknown rules option {key!r}; options are {field_names()}")
+        kind, low = kinds[key], raw.lower()
+        try:
+            if "None" in kind and low == "none":
+                out[key] = None
+            elif kind == "bool":
+                if low not in ("true", "false"):
+                    raise ValueError
+                out[key] = low == "true"
+            elif kind.startswith("int"):
+                out[key] = int(raw)
+            elif kind.startswith("float"):
+                out[key] = float(raw)
+            else:
+                out[key] = raw
+        except ValueError:
+            want = "true or false" if kind == "bool" else kind.replace("None", "none").replace(" | ", " or ")
+            raise ValueError(f"rules {spec!r}: {key}={raw!r} must be {want}") from None
+    return out
 
 
 def field_names() -> list[str]:

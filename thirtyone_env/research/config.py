@@ -40,7 +40,10 @@ class StudyConfig:
     seat: int = option(
         0, "the seat whose decisions are measured (0-based; the dealer rotates, so it plays every position)"
     )
-    rules: str = option("standard", f"a rules preset: one of {', '.join(sorted(PRESETS))}")
+    rules: str = option(
+        "standard",
+        f"a rules preset: one of {', '.join(sorted(PRESETS))}; or house rules, PRESET:OPTION=VALUE,...",
+    )
     decisions: int = option(2_000, "decisions to measure (each one where the question applies)")
     rollouts: int = option(16, "paired play-outs of each option per decision")
     objective: str = option(
@@ -65,8 +68,9 @@ class StudyConfig:
             value = getattr(self, name)
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise ValueError(f"{name} must be an integer, got {value!r}")
-        if not isinstance(self.rules, str) or self.rules not in PRESETS:
-            raise ValueError(f"unknown rules preset {self.rules!r}; presets are {sorted(PRESETS)}")
+        if not isinstance(self.rules, str):
+            raise ValueError(f"rules must be a preset name or house rules, got {self.rules!r}")
+        Rules.preset(self.rules)  # names an unknown preset or option
         check_question(self.question, Rules.resolve(self.rules))
         rules = Rules.resolve(self.rules)
         n = len(self.table)
