@@ -198,8 +198,10 @@ def test_house_rules_train_a_model_of_their_own_table(tmp_path, capsys):
     from thirtyone_env.game.rules import Rules
 
     house = "standard:lives=2,knock_from_turn=2"
-    recipe = write(tmp_path, TINY_TABLE.replace('rules = "standard"', f'rules = "{house}"') + TINY_STEPS)
-    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "h") == 0
+    recipe = write(
+        tmp_path, TINY_TABLE.replace('rules = "standard"', f'rules = "{house}"') + TINY_STEPS.split("\n\n")[0]
+    )
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "h", "--report-games", "0") == 0
     assert trained_table(tmp_path / "h" / "best_model.zip") == (2, Rules(lives=2, knock_from_turn=2))
     assert train("--rules", "standard:lives=two", "--show") == 2
     assert "lives='two' must be int" in capsys.readouterr().err
