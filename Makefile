@@ -61,7 +61,7 @@ gauntlet: $(STAMP)
 
 # The zoo's models, each from its recipe file (recipes/<id>.toml; the model card gives its
 # time and gauntlet): runs/<id>_<n>/best_model.zip.
-ZOO := ppo_standard_2p ppo_standard_3p ppo_standard_4p ppo_stop_the_bus_4p ppo_no_elimination_4p ppo_cut_throat_3p ppo_switch_4p
+ZOO := ppo_standard_2p ppo_standard_3p ppo_standard_4p ppo_stop_the_bus_4p ppo_no_elimination_4p ppo_cut_throat_3p ppo_switch_4p ppo_banking_4p
 $(addprefix agent-,$(ZOO)): agent-%: $(STAMP)
 	$(PY) train.py recipes/$*.toml
 
