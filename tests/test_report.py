@@ -121,3 +121,26 @@ def test_a_report_plays_on_to_resolve_only_while_time_is_left():
     args = (after, before, ["greedy"], 40, "standard", 5, 1, 120)
     assert resolved_row(*args, deadline=time.monotonic())["games"] == 40
     assert resolved_row(*args, deadline=math.inf)["games"] == 120
+
+
+def row(wins: float, wins_half: float, lives: float, lives_half: float) -> dict[str, float]:
+    return {
+        "wins_low": wins - wins_half,
+        "wins_high": wins + wins_half,
+        "lives_low": lives - lives_half,
+        "lives_high": lives + lives_half,
+    }
+
+
+def test_a_comparison_is_resolved_by_a_narrow_interval_or_a_difference_far_from_0():
+    """More games are played while a 2-point difference could hide in the interval,
+    unless both measures already lie on one side of 0 by their half-widths."""
+    from training.report import resolved
+
+    assert resolved(row(0.0, 0.019, 0.0, 0.05))  # narrow: resolved whatever it says
+    assert not resolved(row(0.01, 0.03, 0.0, 0.01))  # could be 0 or 4 points
+    assert resolved(row(0.25, 0.03, -0.3, 0.02))  # far better in both
+    assert resolved(row(-0.20, 0.03, 0.1, 0.02))  # far worse in both
+    assert not resolved(row(0.05, 0.03, -0.3, 0.02))  # clear of 0, not by its half-width
+    assert not resolved(row(0.25, 0.03, 0.0, 0.02))  # lives unresolved
+    assert not resolved(row(0.25, 0.03, 0.3, 0.02))  # better in wins, worse in lives

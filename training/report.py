@@ -37,6 +37,21 @@ MODEL = "best_model.zip"
 RESOLVE_WINS = 0.02
 
 
+def resolved(row: dict[str, Any]) -> bool:
+    """Whether a comparison needs no more games: its wins interval reaches at most
+    :data:`RESOLVE_WINS` from the difference, or both measures lie on the same side of
+    0 by at least the half-width of their intervals (a step that took the model 25
+    points ahead of a fresh network is told from a 2-point one at its first games; a
+    true difference of 0 looks so at a first look less than once in 10,000)."""
+    wins_half = (row["wins_high"] - row["wins_low"]) / 2
+    if wins_half <= RESOLVE_WINS:
+        return True
+    lives_half = (row["lives_high"] - row["lives_low"]) / 2
+    better = row["wins_low"] >= wins_half and row["lives_high"] <= -lives_half
+    worse = row["wins_high"] <= -wins_half and row["lives_low"] >= lives_half
+    return better or worse
+
+
 def step_path(run_dir: Path, index: int, name: str) -> Path:
     return run_dir / STEPS / f"{index}_{name}.zip"
 
@@ -94,9 +109,9 @@ def resolved_row(
     deadline: float = math.inf,
 ) -> dict[str, Any]:
     """Model file ``after`` minus ``before`` in the same seat against ``opponents`` on
-    the same deals (:func:`agents.gauntlet.compare`): ``games`` games, then, while the
-    wins interval reaches further than :data:`RESOLVE_WINS` from the difference, as many
-    more as that interval says a 2-point difference needs, up to ``most`` games and, at
+    the same deals (:func:`agents.gauntlet.compare`): ``games`` games, then, until the
+    difference is :func:`resolved`, as many more as the wins interval says a 2-point
+    difference needs, up to ``most`` games and, at
     the rate the last comparison played, no further than ``deadline``
     (``time.monotonic()``): a recipe's time limit bounds its reports too."""
     from agents.gauntlet import compare
@@ -105,9 +120,9 @@ def resolved_row(
     while True:
         t0 = time.monotonic()
         row = compare(f"ppo:path={after}", f"ppo:path={before}", opponents, n, rules, seed, workers)
-        half = (row["wins_high"] - row["wins_low"]) / 2
-        if half <= RESOLVE_WINS or n >= most:
+        if resolved(row) or n >= most:
             return row
+        half = (row["wins_high"] - row["wins_low"]) / 2
         wanted = min(most, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
         per_game = (time.monotonic() - t0) / n
         left = deadline - time.monotonic()
