@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from training import cli
@@ -80,6 +81,25 @@ def test_a_recipe_runs_its_steps_in_their_folders_and_reports_each(tmp_path, cap
     before = {p: p.stat().st_mtime_ns for p in (run / "steps").rglob("*.zip")}
     assert train("--resume", str(run)) == 0
     assert before == {p: p.stat().st_mtime_ns for p in (run / "steps").rglob("*.zip")}
+
+
+def test_an_aggregating_dagger_round_fits_the_decisions_of_the_passes_before_it(tmp_path):
+    """DAgger's aggregated data set: each round records its own decisions (the model
+    plays, the teacher labels) and fits them with every earlier imitation pass's."""
+    dagger = (
+        '\n[[step]]\nkind = "imitation"\nname = "dagger"\nteacher = "greedy"\nbehaviour = "model"\n'
+        "decisions = 300\nepochs = 2\naggregate = true\nrepeat = 2\n"
+    )
+    text = TINY_TABLE.replace("report_games = 60", "report_games = 0") + TINY_STEPS.split("\n\n")[0] + dagger
+    assert train(str(write(tmp_path, text)), "--runs-dir", str(tmp_path / "runs"), "--run-name", "a") == 0
+    steps = tmp_path / "runs" / "a" / "steps"
+    fitted = {}
+    for name in ("1_imitation", "2_dagger", "2_dagger.2"):
+        figures = json.loads((steps / name / "steps.json").read_text())["imitation"]
+        with np.load(steps / name / "demonstrations.npz") as saved:
+            assert len(saved["actions"]) == figures["recorded"]  # a pass saves only its own
+        fitted[name] = (figures["recorded"], figures["decisions"])
+    assert fitted == {"1_imitation": (400, 400), "2_dagger": (300, 700), "2_dagger.2": (300, 1000)}
 
 
 def test_a_resumed_recipe_goes_on_from_the_step_that_did_not_end(tmp_path):
@@ -222,6 +242,7 @@ BAD = [
     (TINY_TABLE + '[[step]]\nkind = "improvement"\nrollouts = 0\n', "step 1 (improvement): rollouts=0 must be at least 1"),
     (TINY_TABLE + '[[step]]\nkind = "imitation"\nteacher = "expret"\n', "step 1 (imitation): "),
     (TINY_TABLE + '[[step]]\nkind = "imitation"\npool = ["warm"]\n', "step 1 (imitation): pool names 'warm'"),
+    (TINY_TABLE + TINY_STEPS.split("\n\n")[0] + '\n[[step]]\nkind = "imitation"\npool = ["imitation"]\naggregate = true\n', "step 2 (imitation2): aggregate fits new decisions"),
     (TINY_TABLE.replace('opponents = "greedy"', 'opponents = "ppo:path=gone.zip"', 1) + TINY_STEPS, "step 1 (imitation): "),
     (TINY_TABLE + 'start = "nowhere.zip"\n' + TINY_STEPS, "[table] start='nowhere.zip': no such model file"),
     (TINY_TABLE.replace("players = 2", "players = 12") + TINY_STEPS, "step 1 (imitation): "),

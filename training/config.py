@@ -182,6 +182,11 @@ class TrainConfig:
     imitate_from: str = option(
         "", "demonstrations.npz files of earlier runs to fit, comma-separated ('' = collect)"
     )
+    imitate_with: str = option(
+        "",
+        "demonstrations.npz files of earlier runs fitted together with the ones this run "
+        "collects, comma-separated (DAgger's aggregated data set; '' = this run's only)",
+    )
     imitate_behaviour: str = option(
         "",
         "a player spec that plays the moves while the teacher labels them (DAgger: the "
@@ -353,8 +358,10 @@ class TrainConfig:
                 f"n_envs={self.n_envs!r}: at most {most:,} with the {self.vec} vector env "
                 f"({'a process' if self.vec == 'subproc' else 'a game'} each)"
             )
-        if self.imitate_from and not self.imitate:
-            raise ValueError("imitate_from needs --imitate (the teacher the demonstrations came from)")
+        if (self.imitate_from or self.imitate_with) and not self.imitate:
+            raise ValueError(
+                "imitate_from and imitate_with need --imitate (the teacher the demonstrations came from)"
+            )
         if (self.imitate_behaviour or self.imitate_knock_rollouts) and not self.imitate:
             raise ValueError("imitate_behaviour and imitate_knock_rollouts need --imitate (the teacher)")
         if self.imitate_continuation == "behaviour" and not self.imitate_behaviour:

@@ -204,6 +204,11 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
             for pooled in step.pool:
                 if pooled not in names or not isinstance(steps[names.index(pooled)].step, Imitation):
                     raise RecipeError(f"{where}: pool names {pooled!r}, not an earlier imitation step")
+            if step.pool and step.aggregate:
+                raise RecipeError(
+                    f"{where}: aggregate fits new decisions with the earlier ones; pool fits earlier "
+                    "ones instead of recording: give one"
+                )
         names.append(name)
         steps.append(
             PlannedStep(

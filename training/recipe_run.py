@@ -39,6 +39,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,12 +77,26 @@ def pass_name(planned: PlannedStep, r: int) -> str:
 
 
 def step_config(
-    recipe: Recipe, planned: PlannedStep, r: int, model_in: str, root: Path, place: Placement, left: float
+    recipe: Recipe,
+    planned: PlannedStep,
+    r: int,
+    model_in: str,
+    root: Path,
+    place: Placement,
+    left: float,
+    earlier: Sequence[str] = (),
 ) -> TrainConfig:
     """The run config of pass ``r`` of a step from ``model_in``, in the recipe folder
-    ``root``, with ``left`` seconds of the recipe's time (0: no limit)."""
+    ``root``, with ``left`` seconds of the recipe's time (0: no limit); ``earlier``: the
+    run folders of the recipe's imitation passes before it (an ``aggregate`` step fits
+    their decisions too)."""
     t = recipe.table
     fields = planned.step.train_fields(model_in)
+    if isinstance(planned.step, Imitation) and planned.step.aggregate:
+        from training.collection import DEMONSTRATIONS
+
+        found = [Path(d) / DEMONSTRATIONS for d in earlier if (Path(d) / DEMONSTRATIONS).exists()]
+        fields["imitate_with"] = ",".join(map(str, found))
     if isinstance(planned.step, Imitation) and planned.step.pool:
         passes = {s.name: s for s in recipe.steps}
         fields["imitate_from"] = ",".join(
@@ -327,7 +342,10 @@ def _run_pass(
     that model; the recipe's model becomes the step's unless it is significantly worse."""
     name = pass_name(planned, r)
     model_in = state["model"]
-    config = step_config(recipe, planned, r, model_in, root, place, 0.0 if math.isinf(left) else left)
+    earlier = [str(Path(s["model"]).parent) for s in state["steps"] if s["kind"] == Imitation.kind]
+    config = step_config(
+        recipe, planned, r, model_in, root, place, 0.0 if math.isinf(left) else left, earlier
+    )
     print(f"train.py: step {name} ({planned.step.kind}) from {_short(model_in, root)}", flush=True)
     t0 = time.perf_counter()
     if not (config.run_dir / BEST).exists():

@@ -85,6 +85,12 @@ class Imitation(Step):
         "names of earlier imitation steps of the recipe whose recorded decisions are fitted "
         "together instead of recording new ones",
     )
+    aggregate: bool = option(
+        False,
+        "fit the decisions every earlier imitation pass of the recipe recorded together with "
+        "this pass's (DAgger's aggregated data set): a pass the time limit cuts short adds the "
+        "decisions it recorded to the others instead of fitting a network on those alone",
+    )
 
     FIELDS: ClassVar[dict[str, str]] = {
         "teacher": "imitate",
@@ -100,7 +106,7 @@ class Imitation(Step):
 
     def train_fields(self, model_in: str) -> dict[str, Any]:
         fields = super().train_fields(model_in)
-        del fields["pool"]  # the recipe runner finds the pooled steps' files
+        del fields["pool"], fields["aggregate"]  # the recipe runner finds the earlier steps' files
         if self.behaviour == MODEL:
             fields["imitate_behaviour"] = f"ppo:path={model_in}"
         return fields

@@ -1,7 +1,8 @@
 """The imitation warm start of a run (see :mod:`training.imitation`): fit the fresh
 network to demonstrations given (``--imitate-from``), saved in the run folder (a run
-started again) or collected now, going on from those an interrupted collection saved;
-Ctrl-C keeps what was collected and says how to go on."""
+started again) or collected now, going on from those an interrupted collection saved,
+together with earlier runs' (``imitate_with``: DAgger's aggregated data set); Ctrl-C
+keeps what was collected and says how to go on."""
 
 from __future__ import annotations
 
@@ -104,6 +105,11 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
     if not saved.exists():
         save_demonstrations(demos, saved)
     (config.run_dir / PARTIAL_DEMONSTRATIONS).unlink(missing_ok=True)  # a prefix of the saved ones
+    ours = len(demos)
+    if config.imitate_with:
+        from training.imitation import Demonstrations
+
+        demos = Demonstrations.concat([demos, load_demonstrations(config.imitate_with, config)])
     try:
         stats = pretrain(
             model,
@@ -122,9 +128,11 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
     if config.imitate_sharpen != 1.0:
         sharpen(model.policy, config.imitate_sharpen)
     print(
-        f"imitation of {config.imitate}: {len(demos):,} decisions, {config.imitate_epochs} epochs, "
+        f"imitation of {config.imitate}: {len(demos):,} decisions"
+        + (f" ({ours:,} of this run's, the others earlier runs')" if config.imitate_with else "")
+        + f", {config.imitate_epochs} epochs, "
         f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "
         f"({time.perf_counter() - t0:.0f}s)",
         flush=True,
     )
-    return {"decisions": float(len(demos)), **stats}
+    return {"decisions": float(len(demos)), "recorded": float(ours), **stats}
