@@ -183,3 +183,27 @@ def test_saved_demonstrations_round_trip_and_concatenate(tmp_path):
     both = Demonstrations.concat([loaded, Demonstrations.load(tmp_path / "p.npz")])
     assert len(both) == 500
     assert np.isnan(both.knock_gain[300:]).all() and np.array_equal(both.alternatives[300:], plain.actions)
+
+
+def test_a_fit_past_its_deadline_stops_after_its_first_epoch():
+    """A time limit bounds the fit: past the deadline it ends with the first epoch
+    whole; without one it fits every epoch. The fit's time is estimated from a few
+    batches on a copy of the network, which the estimate leaves as it was."""
+    import time
+
+    import torch as th
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.config import TrainConfig
+    from training.envs import make_env_fn
+    from training.imitation import fit_seconds
+    from training.models import build_model
+
+    config = TrainConfig(net_arch="32,32", opponents="expert", n_envs=1, vec_env="dummy")
+    model = build_model(config, DummyVecEnv([make_env_fn(config, 0)]))
+    demos, _ = _synthetic()
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    assert fit_seconds(model, demos, 10 * len(demos), 3) > 0
+    assert all(th.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True))
+    assert pretrain(model, demos, epochs=3, batch_size=256, deadline=time.monotonic())["epochs"] == 1
+    assert pretrain(model, demos, epochs=3, batch_size=256)["epochs"] == 3

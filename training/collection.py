@@ -121,10 +121,11 @@ def collection_meta(config: TrainConfig, complete: bool) -> dict[str, Any]:
     )
 
 
-def collection_deadline(config: TrainConfig) -> float:
+def collection_deadline(config: TrainConfig, reserve: float = 0.0) -> float:
     """When a collection stops taking jobs (``time.monotonic()``): ``time_limit``
-    seconds from now, the jobs finished by then kept (at least one); never without one."""
-    return time.monotonic() + config.time_limit if config.time_limit else math.inf
+    seconds from now less the ``reserve`` kept for the fit after it, the jobs finished
+    by then kept (at least one); never without a time limit."""
+    return time.monotonic() + config.time_limit - reserve if config.time_limit else math.inf
 
 
 def collection_jobs(config: TrainConfig) -> list[tuple[TrainConfig, int, int]]:
@@ -145,12 +146,13 @@ def is_first_jobs(done: Any, config: TrainConfig) -> bool:
     )
 
 
-def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) -> Any:
+def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None, reserve: float = 0.0) -> Any:
     """The teacher's decisions for the warm start, collected in fixed-size jobs (one
     child seed each) on the run's backend (:meth:`TrainConfig.backend`: local
     processes, one with ``--vec dummy``, or Ray, where the players' files travel by
     content). ``done``: the decisions of the first jobs, saved by an interrupted
-    collection (a whole number of jobs); only the rest are collected. Ctrl-C raises
+    collection (a whole number of jobs); only the rest are collected. With a time
+    limit, collecting stops ``reserve`` seconds before it (the fit's time). Ctrl-C raises
     :class:`CollectionInterrupted` holding every job finished (workers ignore it)."""
     from training.imitation import Demonstrations
 
@@ -163,7 +165,7 @@ def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None) 
     backend = config.backend(len(todo), auto)
     specs = [config.imitate, config.imitate_behaviour, *config.opponent_specs]
     make_player = portable.reader([s for s in specs if s], backend)
-    deadline = collection_deadline(config)
+    deadline = collection_deadline(config, reserve)
     try:
         with closing(ordered_map(_collect_chunk, [(*job, make_player) for job in todo], backend)) as played:
             for part in played:

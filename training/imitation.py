@@ -33,6 +33,8 @@ moves of higher measured value, seeing only the observation, learns the better m
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -213,6 +215,8 @@ class Demonstrations:
 #: Measured decisions (knocks or all moves) whose play-outs run together: one batch of compiled games
 #: (:func:`~thirtyone_env.envs.playouts.measure_many`) per this many positions.
 KNOCK_BATCH = 512
+#: Decisions :func:`fit_seconds` times one epoch over (four of the fit's batches)
+FIT_PROBE_ROWS = 4096
 
 
 @dataclass(frozen=True)
@@ -484,10 +488,14 @@ def pretrain(
     seed: int = 0,
     knock_weight: float = 1.0,
     row_weight: np.ndarray | None = None,
+    deadline: float = math.inf,
 ) -> dict[str, float]:
     """Fit ``model.policy`` (an SB3 maskable actor-critic on flat observations) to the
-    demonstrations; returns the last epoch's action accuracy and value loss.
+    demonstrations; returns the last epoch's action accuracy and value loss, and the
+    epochs fitted.
     ``row_weight`` (one positive number a decision) weighs each decision's policy loss.
+    After the first epoch the fit stops at the first batch past ``deadline``
+    (``time.monotonic()``): a time limit bounds the fit too.
 
     A decision with a measured ``knock_gain`` is two choices: whether to knock (a
     logistic loss towards "knock" when the gain is positive, weighted by the gain's
@@ -514,10 +522,13 @@ def pretrain(
     knock_cost = np.where(measured_all, knock_weight * np.abs(np.nan_to_num(gains)) / max(scale, 1e-9), 0.0)
     targets = np.where(measured_all & (np.nan_to_num(gains) > 0), KNOCK, alternatives)
     stats: dict[str, float] = {}
-    for _ in range(epochs):
+    fitted = 0  # decisions fitted, over all epochs
+    for epoch in range(epochs):
         order = rng.permutation(n)
         correct = value_loss = total = 0.0
         for i in range(0, n, batch_size):
+            if epoch and time.monotonic() > deadline:
+                break
             idx = order[i : i + batch_size]
             obs = th.as_tensor(demos.obs[idx].astype(np.float32))
             mask = th.as_tensor(demos.masks[idx])
@@ -553,6 +564,24 @@ def pretrain(
             correct += float((logits.detach().argmax(-1) == target).sum())
             value_loss += float(loss_vf.detach()) * len(idx)
             total += len(idx)
-        stats = {"accuracy": correct / total, "value_loss": value_loss / total}
+        fitted += int(total)
+        if total:
+            stats = {"accuracy": correct / total, "value_loss": value_loss / total, "epochs": fitted / n}
+        if time.monotonic() > deadline:
+            break
     policy.set_training_mode(False)
     return stats
+
+
+def fit_seconds(model: Any, sample: Demonstrations, decisions: int, epochs: int) -> float:
+    """About how long :func:`pretrain` takes to fit ``decisions`` for ``epochs`` with
+    ``model``'s network: one epoch over ``sample`` (a few batches of real decisions) on
+    a copy of the network, timed and scaled."""
+    import copy
+    from types import SimpleNamespace
+
+    rows = np.arange(min(len(sample), FIT_PROBE_ROWS))
+    probe = SimpleNamespace(policy=copy.deepcopy(model.policy))
+    t0 = time.perf_counter()
+    pretrain(probe, sample.take(rows), 1)
+    return (time.perf_counter() - t0) / max(len(rows), 1) * decisions * epochs

@@ -6,6 +6,7 @@ keeps what was collected and says how to go on."""
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import Any
@@ -38,9 +39,10 @@ def read_partial(config: TrainConfig) -> Any:
     return done
 
 
-def collect_demonstrations(config: TrainConfig, progress: bool) -> Any:
+def collect_demonstrations(config: TrainConfig, progress: bool, reserve: float = 0.0) -> Any:
     """Collect the run's demonstrations, going on from those an interrupted collection
-    saved; on Ctrl-C save what was collected and say how to go on."""
+    saved, ``reserve`` seconds of its time limit left for the fit; on Ctrl-C save what
+    was collected and say how to go on."""
     bar = None
     if progress:
         from tqdm import tqdm
@@ -50,7 +52,7 @@ def collect_demonstrations(config: TrainConfig, progress: bool) -> Any:
         )
     done = read_partial(config)
     try:
-        return demonstrations(config, progress=bar.update if bar else None, done=done)
+        return demonstrations(config, progress=bar.update if bar else None, done=done, reserve=reserve)
     except CollectionInterrupted as e:
         if bar:
             bar.close()
@@ -93,23 +95,28 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
     ``--imitate-from``), else the demonstrations saved in the run folder (a run started
     again), else collect them; saved in the run folder before the fit. Returns the fit's
     figures."""
-    from training.imitation import pretrain
+    from training.imitation import Demonstrations, fit_seconds, pretrain
 
     t0 = time.perf_counter()
+    deadline = time.monotonic() + config.time_limit if config.time_limit else math.inf
+    earlier = load_demonstrations(config.imitate_with, config) if config.imitate_with else None
     saved = config.run_dir / DEMONSTRATIONS
     if demos is None and saved.exists():
         demos = load_demonstrations(str(saved), config)
         print(f"imitation: fitting the {len(demos):,} decisions saved in {saved}", flush=True)
     elif demos is None:
-        demos = collect_demonstrations(config, progress)
+        reserve = 0.0
+        if config.time_limit and earlier is not None:  # the fit of the earlier decisions and the new
+            reserve = fit_seconds(
+                model, earlier, len(earlier) + config.imitate_decisions, config.imitate_epochs
+            )
+        demos = collect_demonstrations(config, progress, reserve)
     if not saved.exists():
         save_demonstrations(demos, saved)
     (config.run_dir / PARTIAL_DEMONSTRATIONS).unlink(missing_ok=True)  # a prefix of the saved ones
     ours = len(demos)
-    if config.imitate_with:
-        from training.imitation import Demonstrations
-
-        demos = Demonstrations.concat([demos, load_demonstrations(config.imitate_with, config)])
+    if earlier is not None:
+        demos = Demonstrations.concat([demos, earlier])
     try:
         stats = pretrain(
             model,
@@ -117,6 +124,7 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
             config.imitate_epochs,
             seed=config.seeds.learner,
             knock_weight=config.imitate_knock_weight,
+            deadline=deadline,
         )
     except KeyboardInterrupt:
         print(
@@ -130,7 +138,7 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
     print(
         f"imitation of {config.imitate}: {len(demos):,} decisions"
         + (f" ({ours:,} of this run's, the others earlier runs')" if config.imitate_with else "")
-        + f", {config.imitate_epochs} epochs, "
+        + f", {stats['epochs']:.3g} epochs{'' if stats['epochs'] == config.imitate_epochs else ' (the time limit)'}, "
         f"action accuracy {stats['accuracy']:.1%}, value loss {stats['value_loss']:.3f} "
         f"({time.perf_counter() - t0:.0f}s)",
         flush=True,
