@@ -184,8 +184,8 @@ class TrainConfig:
     )
     imitate_with: str = option(
         "",
-        "demonstrations.npz files of earlier runs fitted together with the ones this run "
-        "collects, comma-separated (DAgger's aggregated data set; '' = this run's only)",
+        "demonstrations.npz files of earlier runs, separated by commas, fitted together with "
+        "the ones this run collects (DAgger's aggregated data set; '' = this run's only)",
     )
     imitate_behaviour: str = option(
         "",
