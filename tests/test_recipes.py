@@ -100,6 +100,17 @@ def test_an_aggregating_dagger_round_fits_the_decisions_of_the_passes_before_it(
             assert len(saved["actions"]) == figures["recorded"]  # a pass saves only its own
         fitted[name] = (figures["recorded"], figures["decisions"])
     assert fitted == {"1_imitation": (400, 400), "2_dagger": (300, 700), "2_dagger.2": (300, 1000)}
+    # under a time limit the round leaves its fit's time: the same decisions, fitted
+    timed = TINY_TABLE.replace("report_games = 60", "report_games = 0") + "time_limit = 300\n"
+    timed += TINY_STEPS.split("\n\n")[0] + dagger.replace("repeat = 2\n", "")
+    assert (
+        train(str(write(tmp_path, timed, "t.toml")), "--runs-dir", str(tmp_path / "runs"), "--run-name", "t")
+        == 0
+    )
+    figures = json.loads((tmp_path / "runs" / "t" / "steps" / "2_dagger" / "steps.json").read_text())[
+        "imitation"
+    ]
+    assert (figures["recorded"], figures["decisions"], figures["epochs"]) == (300, 700, 2)
 
 
 def test_a_resumed_recipe_goes_on_from_the_step_that_did_not_end(tmp_path):
