@@ -147,7 +147,7 @@ def test_a_run_with_the_opponent_history_starts_from_a_model_without_it(source, 
     ("extra", "message"),
     [
         (["--net-arch", "64,64"], "the model's hidden is [32, 32], this run's [64, 64]"),
-        (["--players", "2"], "the model's table is"),
+        (["--players", "2"], "the model's table is players=4, this run's players=2 "),
         (["--imitate", "greedy"], "two warm starts"),
     ],
 )
@@ -157,6 +157,15 @@ def test_a_model_that_does_not_fit_the_run_is_refused_before_the_run_folder(sour
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_refusal_names_only_the_fields_of_the_table_that_differ():
+    from training.models import differing
+
+    theirs = {"players": 4, "rules": {"lives": 4, "table": "widow", "deck": "standard52"}}
+    ours = {"players": 4, "rules": {"lives": 3, "table": "widow", "deck": "standard52"}}
+    assert differing(theirs, ours) == ("rules.lives=4", "rules.lives=3")
+    assert differing([32, 32], [64, 64]) == ("[32, 32]", "[64, 64]")
 
 
 @pytest.mark.parametrize(

@@ -91,11 +91,33 @@ def read_initial_weights(config: TrainConfig) -> dict[str, Any]:
     }
     for key, value in wanted.items():
         if key in about and about[key] != value:
+            theirs, ours = differing(about[key], value)
             raise ValueError(
-                f"init_from {path}: the model's {key} is {about[key]!r}, this run's {value!r} "
+                f"init_from {path}: the model's {key} is {theirs}, this run's {ours} "
                 "(give the run the model's table, rules and net_arch)"
             )
     return saved.tensors["policy.pth"]
+
+
+def differing(theirs: Any, ours: Any, prefix: str = "") -> tuple[str, str]:
+    """The fields in which two descriptions differ, each side as ``a=1, b.c='x'``: a
+    table's rules hold some twenty fields, and a refusal names the few that differ.
+    Values that are not both dicts are shown whole."""
+    if not (isinstance(theirs, dict) and isinstance(ours, dict)):
+        return repr(theirs), repr(ours)
+    left, right = [], []
+    for key in sorted(set(theirs) | set(ours), key=str):
+        a, b = theirs.get(key, "(none)"), ours.get(key, "(none)")
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            sub = differing(a, b, f"{prefix}{key}.")
+            left.append(sub[0])
+            right.append(sub[1])
+        else:
+            left.append(f"{prefix}{key}={a!r}")
+            right.append(f"{prefix}{key}={b!r}")
+    return ", ".join(left), ", ".join(right)
 
 
 def load_initial_weights(model: Any, state: dict[str, Any], path: str, widen_from: int = 0) -> None:
