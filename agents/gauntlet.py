@@ -222,9 +222,34 @@ def compare(
     """Player ``spec_a`` minus player ``spec_b``, each in seat 0 against ``opponents``
     on the same seeded deals (an ablation: a run against its warm start): the row of
     :func:`table_row`, its ``candidate_*`` fields A's and its ``expert_*`` fields B's."""
+    return compare_with(spec_a, [spec_b], opponents, games, rules, seed, workers, progress)[0]
+
+
+def compare_with(
+    spec: str,
+    others: Sequence[str],
+    opponents: Sequence[str],
+    games: int,
+    rules: str | Rules,
+    seed: int,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Player ``spec`` minus each of ``others``: the rows of :func:`compare`, one for each
+    other player in order, with ``spec``'s tournament played once (its games do not
+    depend on which comparison they serve; a model's games cost the most to play).
+    Each row's ``elapsed_s`` counts ``spec``'s games and that other player's."""
     start = time.perf_counter()
-    played = play_pair(spec_a, spec_b, opponents, games, rules, seed, workers, progress)
-    return pair_row(played, time.perf_counter() - start)
+    config = TournamentConfig((spec, *opponents), games, rules, seed, workers)
+    mine = (config, _play(config, progress))
+    own = time.perf_counter() - start
+    rows = []
+    for other in others:
+        begun = time.perf_counter()
+        theirs = TournamentConfig((other, *opponents), games, rules, seed, workers)
+        played = [mine, (theirs, _play(theirs, progress))]
+        rows.append(pair_row(played, own + time.perf_counter() - begun))
+    return rows
 
 
 def pair_row(played: list[tuple[TournamentConfig, list[GameOutcome]]], elapsed: float) -> dict[str, Any]:

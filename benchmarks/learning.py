@@ -123,23 +123,21 @@ def measure(
 ) -> dict[str, Any]:
     """The model minus its start, minus the best built-in player, minus search; each
     comparison plays ``1/fewer`` of the games asked for."""
-    from agents.gauntlet import compare
+    from agents.gauntlet import compare_with
 
     opponents = [OPPONENT] * (players - 1)
     seed = args.seed + 7
+    keys = ("games", "wins_diff", "wins_low", "wins_high", "lives_diff", "lives_low", "lives_high")
 
-    def diff(other: str, games: int) -> dict[str, Any]:
+    def diffs(others: list[str], games: int) -> list[dict[str, Any]]:
         games = max(1, games // fewer)
-        row = compare(f"ppo:path={model}", other, opponents, games, rules, seed, args.workers)
-        keys = ("games", "wins_diff", "wins_low", "wins_high", "lives_diff", "lives_low", "lives_high")
-        return {k: row[k] for k in keys} | {"other": other}
+        rows = compare_with(f"ppo:path={model}", others, opponents, games, rules, seed, args.workers)
+        return [{k: row[k] for k in keys} | {"other": other} for other, row in zip(others, rows, strict=True)]
 
-    out = {"start": diff(f"ppo:path={start}", args.games)}
-    built = [diff(spec, args.games) for spec in BUILT_IN]
-    out["built_in"] = min(built, key=lambda r: r["wins_diff"])
-    out["built_in_all"] = built
+    first, *built = diffs([f"ppo:path={start}", *BUILT_IN], args.games)
+    out = {"start": first, "built_in": min(built, key=lambda r: r["wins_diff"]), "built_in_all": built}
     if args.search_games:
-        out["search"] = diff(SEARCH, args.search_games)
+        out["search"] = diffs([SEARCH], args.search_games)[0]
     return out
 
 

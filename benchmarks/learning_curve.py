@@ -8,8 +8,13 @@ Each ``MINUTES=PATH`` is a model the run had after that many minutes of wall tim
 PPO step's checkpoints, copied as the run goes: the step keeps only its newest few).
 Every model is measured as the learning benchmark (``benchmarks/learning.py``)
 measures its final one: paired on the same deals, in the same seat against
-``players - 1`` experts, minus ``greedy`` and minus ``expert`` in that seat, on one
-seed for all (so the points of the curve differ by the model only). It writes
+``players - 1`` experts, minus each player of ``--against`` (``greedy`` and ``expert``
+unless told otherwise) in that seat, on one seed for all (so the points of the curve
+differ by the model only); each model's games are played once for all of them. One
+point with many games measures one model more closely than the benchmark did:
+
+    python benchmarks/learning_curve.py --rules switch --games 20000 --against expert,blitz31 34=model.zip
+ It writes
 ``curve.json`` (after every point), ``curve.md`` and ``curve.png`` into ``--out``; the
 same command on the same folder goes on where it stopped, and more points may be added
 to it (a folder measured with other settings is refused).
@@ -29,7 +34,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from learning import cell, lives, save_png  # noqa: E402  (the learning benchmark's cells)
 
-#: the players each model is measured against, in its seat
+#: the players each model is measured against, in its seat, unless --against says
 OTHERS = ("greedy", "expert")
 #: the table's opponent in every comparison (the learning benchmark's)
 OPPONENT = "expert"
@@ -43,6 +48,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--games", type=int, default=2000, help="games a comparison (default 2000)")
     p.add_argument("--seed", type=int, default=20261220, help="the comparisons' seed")
     p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    p.add_argument(
+        "--against",
+        default=",".join(OTHERS),
+        help="comma-separated player specs each model is measured against in its seat (default greedy,expert)",
+    )
     p.add_argument(
         "--out", default="results/learning-curve", help="the results folder (not one with results)"
     )
@@ -62,6 +72,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.games < 1 or args.workers < 1 or args.players < 2:
         p.error("--games and --workers must be at least 1, --players at least 2")
     args.points = sorted(points)
+    args.others = [o.strip() for o in args.against.split(",") if o.strip()]
+    if not args.others or len(set(args.others)) < len(args.others):
+        p.error(f"--against {args.against!r}: give one or more different player specs, separated by commas")
+    try:
+        import agents
+
+        for spec in args.others:
+            agents.check_spec(spec)
+    except ValueError as e:
+        p.error(f"--against: {e}")
     saved = Path(args.out) / "curve.json"
     if saved.exists():
         try:
@@ -77,20 +97,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def settings(args: argparse.Namespace) -> dict[str, Any]:
     """What makes the points of one curve comparable."""
-    return {"rules": args.rules, "players": args.players, "games": args.games, "seed": args.seed}
+    fixed = {"rules": args.rules, "players": args.players, "games": args.games, "seed": args.seed}
+    return fixed if tuple(args.others) == OTHERS else fixed | {"against": args.others}
 
 
 def measure(path: str, args: argparse.Namespace) -> dict[str, Any]:
-    """The model minus each of :data:`OTHERS` in its seat against experts."""
-    from agents.gauntlet import compare
+    """The model minus each of ``--against`` in its seat against experts."""
+    from agents.gauntlet import compare_with
 
     keys = ("games", "wins_diff", "wins_low", "wins_high", "lives_diff", "lives_low", "lives_high")
     opponents = [OPPONENT] * (args.players - 1)
-    out = {}
-    for other in OTHERS:
-        row = compare(f"ppo:path={path}", other, opponents, args.games, args.rules, args.seed, args.workers)
-        out[other] = {k: row[k] for k in keys}
-    return out
+    model = f"ppo:path={path}"
+    rows = compare_with(model, args.others, opponents, args.games, args.rules, args.seed, args.workers)
+    return {other: {k: row[k] for k in keys} for other, row in zip(args.others, rows, strict=True)}
 
 
 def write_outputs(rows: list[dict[str, Any]], out: Path, args: argparse.Namespace) -> None:
@@ -104,11 +123,11 @@ def write_outputs(rows: list[dict[str, Any]], out: Path, args: argparse.Namespac
         f"seat on the same deals ({args.games} games, seed {args.seed}); wins in points with 95% intervals",
         "(`*`: excludes 0), lives lost a round (lower is better).",
         "",
-        "| minutes | " + " | ".join(f"minus {o} (wins) | minus {o} (lives)" for o in OTHERS) + " |",
-        "|---:|" + "---|---|" * len(OTHERS),
+        "| minutes | " + " | ".join(f"minus {o} (wins) | minus {o} (lives)" for o in args.others) + " |",
+        "|---:|" + "---|---|" * len(args.others),
     ]
     for r in rows:
-        cells = " | ".join(f"{cell(r[o])} | {lives(r[o])}" for o in OTHERS)
+        cells = " | ".join(f"{cell(r[o])} | {lives(r[o])}" for o in args.others)
         lines.append(f"| {r['minutes']:g} | {cells} |")
     atomic_write(out / "curve.md", "\n".join(lines) + "\n")
     plot(rows, out / "curve.png", args)
@@ -121,7 +140,7 @@ def plot(rows: list[dict[str, Any]], path: Path, args: argparse.Namespace) -> No
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    for i, other in enumerate(OTHERS):
+    for i, other in enumerate(args.others):
         x = [r["minutes"] for r in rows]
         v = [100 * r[other]["wins_diff"] for r in rows]
         lo = [100 * r[other]["wins_low"] for r in rows]
@@ -150,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.sort(key=lambda r: r["minutes"])
         write_outputs(rows, out, args)
         row = next(r for r in rows if r["minutes"] == minutes and r["model"] == path)
-        print(f"{minutes:g} min: " + ", ".join(f"minus {o} {cell(row[o])}" for o in OTHERS), flush=True)
+        print(f"{minutes:g} min: " + ", ".join(f"minus {o} {cell(row[o])}" for o in args.others), flush=True)
     print(f"learning curve: {out / 'curve.md'}, {out / 'curve.png'}")
     return 0
 

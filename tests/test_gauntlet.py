@@ -196,6 +196,20 @@ def test_compare_is_a_gauntlet_table_with_any_player_in_the_experts_place():
     assert zero["wins_diff"] == 0 and zero["lives_diff"] == 0
 
 
+def test_compare_with_plays_the_players_games_once_and_gives_each_comparisons_row():
+    """One tournament of A serves every comparison: each row is the one :func:`compare`
+    gives on the same deals, field for field."""
+    others = ["expert", "blitz31"]
+    rows = gauntlet.compare_with("greedy", others, ["greedy", "greedy"], 12, "standard", 5)
+    assert len(rows) == 2
+    for other, row in zip(others, rows, strict=True):
+        alone = gauntlet.compare("greedy", other, ["greedy", "greedy"], 12, "standard", 5)
+        assert {k: v for k, v in row.items() if k != "elapsed_s"} == {
+            k: v for k, v in alone.items() if k != "elapsed_s"
+        }
+    assert rows[0]["wins_diff"] != rows[1]["wins_diff"] or rows[0]["lives_diff"] != rows[1]["lives_diff"]
+
+
 def test_the_ablation_benchmark_prints_the_paired_difference_and_refuses_bad_input():
     script = ROOT / "benchmarks" / "ablation.py"
     done = subprocess.run(

@@ -51,3 +51,25 @@ def test_bad_points_are_refused(item, tmp_path, capsys):
     assert e.value.code == 2
     assert repr(item) in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
+
+
+def test_against_names_the_players_each_model_is_measured_against(tmp_path):
+    out = tmp_path / "curve"
+    args = ["5=" + MODEL, "--games", "8", "--workers", "1", "--out", str(out), "--against", "blitz31"]
+    assert learning_curve.main(args) == 0
+    saved = json.loads((out / "curve.json").read_text())
+    assert saved["settings"]["against"] == ["blitz31"]
+    assert set(saved["rows"][0]) == {"minutes", "model", "blitz31"}
+    assert "minus blitz31 (wins)" in (out / "curve.md").read_text()
+    with pytest.raises(SystemExit) as e:  # measured against others: not mixed into one curve
+        learning_curve.main(args[:-2])
+    assert e.value.code == 2
+
+
+@pytest.mark.parametrize("against", ["", "expert,expert", "nobody"])
+def test_bad_against_is_refused(against, tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        learning_curve.main(["5=" + MODEL, "--against", against, "--out", str(tmp_path / "c")])
+    assert e.value.code == 2
+    assert "--against" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
