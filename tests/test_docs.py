@@ -23,7 +23,7 @@ BLOCK = re.compile(r"^( *)```(python|sh|toml|json)\n(.*?)^\1```", re.S | re.M)
 #: tools other than this project's
 NOT_RUN = re.compile(
     r"^(make |python -m apps\.play|ray |export |tensorboard |\.venv-rllib/)"
-    r"|<|--cluster ray|--resume|--sweep|benchmarks/learning\.py"
+    r"|<|--cluster ray|--resume|--sweep|benchmarks/learning\.py|=results/learning/runs/"
 )
 
 
