@@ -190,9 +190,9 @@ def run_gauntlet(
     return rows
 
 
-def play_pair(
-    spec_a: str,
-    spec_b: str,
+def play_with(
+    spec: str,
+    others: Sequence[str],
     opponents: Sequence[str],
     games: int,
     rules: str | Rules,
@@ -200,11 +200,13 @@ def play_pair(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> list[tuple[TournamentConfig, list[GameOutcome]]]:
-    """Player ``spec_a``'s tournament, then ``spec_b``'s, each in seat 0 against
-    ``opponents`` on the same seeded deals: ``[(config, games)]`` for A, then B."""
+    """Player ``spec``'s tournament, then each of ``others``', each in seat 0 against
+    ``opponents`` on the same seeded deals: ``[(config, games)]``, ``spec``'s first.
+    ``spec``'s games are played once however many players it is measured against (they
+    do not depend on the comparison; a model's games cost the most to play)."""
     played = []
-    for spec in (spec_a, spec_b):
-        config = TournamentConfig((spec, *opponents), games, rules, seed, workers)
+    for one in (spec, *others):
+        config = TournamentConfig((one, *opponents), games, rules, seed, workers)
         played.append((config, _play(config, progress)))
     return played
 
@@ -222,45 +224,29 @@ def compare(
     """Player ``spec_a`` minus player ``spec_b``, each in seat 0 against ``opponents``
     on the same seeded deals (an ablation: a run against its warm start): the row of
     :func:`table_row`, its ``candidate_*`` fields A's and its ``expert_*`` fields B's."""
-    return compare_with(spec_a, [spec_b], opponents, games, rules, seed, workers, progress)[0]
-
-
-def compare_with(
-    spec: str,
-    others: Sequence[str],
-    opponents: Sequence[str],
-    games: int,
-    rules: str | Rules,
-    seed: int,
-    workers: int = 1,
-    progress: Callable[[int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Player ``spec`` minus each of ``others``: the rows of :func:`compare`, one for each
-    other player in order, with ``spec``'s tournament played once (its games do not
-    depend on which comparison they serve; a model's games cost the most to play).
-    Each row's ``elapsed_s`` counts ``spec``'s games and that other player's."""
     start = time.perf_counter()
-    config = TournamentConfig((spec, *opponents), games, rules, seed, workers)
-    mine = (config, _play(config, progress))
-    own = time.perf_counter() - start
-    rows = []
-    for other in others:
-        begun = time.perf_counter()
-        theirs = TournamentConfig((other, *opponents), games, rules, seed, workers)
-        played = [mine, (theirs, _play(theirs, progress))]
-        rows.append(pair_row(played, own + time.perf_counter() - begun))
-    return rows
+    played = play_with(spec_a, [spec_b], opponents, games, rules, seed, workers, progress)
+    return pair_row(played, time.perf_counter() - start)
+
+
+def pair_rows(
+    played: list[tuple[TournamentConfig, list[GameOutcome]]], elapsed: float
+) -> list[dict[str, Any]]:
+    """The rows of a :func:`play_with`: its first player minus each other player, in
+    order, each as :func:`pair_row` gives it (``elapsed``: the seconds of them all)."""
+    return [pair_row([played[0], theirs], elapsed) for theirs in played[1:]]
 
 
 def pair_row(played: list[tuple[TournamentConfig, list[GameOutcome]]], elapsed: float) -> dict[str, Any]:
-    """:func:`table_row` of a :func:`play_pair`: A as the candidate, B as the expert."""
+    """:func:`table_row` of a :func:`play_with` of two players: A as the candidate, B as
+    the expert."""
     (config, games_a), (config_b, games_b) = played
     table = GauntletTable("compare", tuple(config.players[1:]))
     return table_row(table, config, _side(config, games_a), _side(config_b, games_b), elapsed)
 
 
 def by_players_in(played: list[tuple[TournamentConfig, list[GameOutcome]]]) -> list[dict[str, Any]]:
-    """Where the lives of a :func:`play_pair` go: player 0's lives lost a round split by
+    """Where the lives of a :func:`play_with` of two players go: player 0's lives lost a round split by
     how many players each round was dealt to (every seat down to the heads-up end of a
     game), one row per count, most first. Each row: ``players_in``, each side's share of
     its rounds and lives lost a round there (``a_*``, ``b_*``), and the paired

@@ -21,7 +21,7 @@ import sys
 import time
 
 import agents
-from agents.gauntlet import by_players_in, pair_row, play_pair
+from agents.gauntlet import by_players_in, pair_row, play_with
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.command import add_game_options
 
@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     with tqdm(total=2 * args.games, unit="game", desc="ablation", file=sys.stderr) as bar:
-        played = play_pair(
-            args.a, args.b, args.opponents, args.games, args.rules, args.seed, args.workers, bar.update
+        played = play_with(
+            args.a, [args.b], args.opponents, args.games, args.rules, args.seed, args.workers, bar.update
         )
     row = pair_row(played, time.perf_counter() - start)
     split = by_players_in(played) if args.by_players_in else None

@@ -123,7 +123,7 @@ def measure(
 ) -> dict[str, Any]:
     """The model minus its start, minus the best built-in player, minus search; each
     comparison plays ``1/fewer`` of the games asked for."""
-    from agents.gauntlet import compare_with
+    from agents.gauntlet import pair_rows, play_with
 
     opponents = [OPPONENT] * (players - 1)
     seed = args.seed + 7
@@ -131,7 +131,9 @@ def measure(
 
     def diffs(others: list[str], games: int) -> list[dict[str, Any]]:
         games = max(1, games // fewer)
-        rows = compare_with(f"ppo:path={model}", others, opponents, games, rules, seed, args.workers)
+        start = time.perf_counter()
+        played = play_with(f"ppo:path={model}", others, opponents, games, rules, seed, args.workers)
+        rows = pair_rows(played, time.perf_counter() - start)
         return [{k: row[k] for k in keys} | {"other": other} for other, row in zip(others, rows, strict=True)]
 
     first, *built = diffs([f"ppo:path={start}", *BUILT_IN], args.games)

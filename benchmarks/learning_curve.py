@@ -103,12 +103,13 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def measure(path: str, args: argparse.Namespace) -> dict[str, Any]:
     """The model minus each of ``--against`` in its seat against experts."""
-    from agents.gauntlet import compare_with
+    from agents.gauntlet import pair_rows, play_with
 
     keys = ("games", "wins_diff", "wins_low", "wins_high", "lives_diff", "lives_low", "lives_high")
     opponents = [OPPONENT] * (args.players - 1)
     model = f"ppo:path={path}"
-    rows = compare_with(model, args.others, opponents, args.games, args.rules, args.seed, args.workers)
+    played = play_with(model, args.others, opponents, args.games, args.rules, args.seed, args.workers)
+    rows = pair_rows(played, 0.0)
     return {other: {k: row[k] for k in keys} for other, row in zip(args.others, rows, strict=True)}
 
 

@@ -196,11 +196,13 @@ def test_compare_is_a_gauntlet_table_with_any_player_in_the_experts_place():
     assert zero["wins_diff"] == 0 and zero["lives_diff"] == 0
 
 
-def test_compare_with_plays_the_players_games_once_and_gives_each_comparisons_row():
+def test_play_with_plays_the_players_games_once_and_gives_each_comparisons_row():
     """One tournament of A serves every comparison: each row is the one :func:`compare`
     gives on the same deals, field for field."""
     others = ["expert", "blitz31"]
-    rows = gauntlet.compare_with("greedy", others, ["greedy", "greedy"], 12, "standard", 5)
+    played = gauntlet.play_with("greedy", others, ["greedy", "greedy"], 12, "standard", 5)
+    assert [c.players[0] for c, _ in played] == ["greedy", *others]
+    rows = gauntlet.pair_rows(played, 0.0)
     assert len(rows) == 2
     for other, row in zip(others, rows, strict=True):
         alone = gauntlet.compare("greedy", other, ["greedy", "greedy"], 12, "standard", 5)
@@ -226,7 +228,7 @@ def test_the_ablation_benchmark_prints_the_paired_difference_and_refuses_bad_inp
 
 
 def test_lives_split_by_players_in_adds_up_to_the_whole_and_counts_each_round_once():
-    played = gauntlet.play_pair("greedy", "expert", ["greedy", "blitz31", "greedy"], 24, "standard", 6)
+    played = gauntlet.play_with("greedy", ["expert"], ["greedy", "blitz31", "greedy"], 24, "standard", 6)
     whole = gauntlet.pair_row(played, 0.0)
     split = gauntlet.by_players_in(played)
     assert [r["players_in"] for r in split] == [4, 3, 2]
@@ -244,7 +246,7 @@ def test_lives_split_by_players_in_adds_up_to_the_whole_and_counts_each_round_on
     lost, rounds = evaluation.lives_by_deal(config, games)
     parts = [evaluation.lives_by_deal(config, games, players_in=k) for k in (4, 3, 2)]
     assert np.array_equal(sum(p[0] for p in parts), lost) and np.array_equal(sum(p[1] for p in parts), rounds)
-    same = gauntlet.by_players_in(gauntlet.play_pair("expert", "expert", ["greedy"] * 3, 8, "standard", 2))
+    same = gauntlet.by_players_in(gauntlet.play_with("expert", ["expert"], ["greedy"] * 3, 8, "standard", 2))
     assert all(r["lives_diff"] == 0 or np.isnan(r["lives_diff"]) for r in same)
 
 
