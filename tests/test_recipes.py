@@ -131,6 +131,29 @@ def test_a_resumed_recipe_goes_on_from_the_step_that_did_not_end(tmp_path):
     assert (run / "steps" / "2_improvement" / "best_model.zip").exists()
 
 
+def test_a_resumed_recipe_keeps_its_time_limit_less_the_time_spent(tmp_path, capsys):
+    recipe = write(tmp_path, TINY_TABLE + TINY_STEPS)
+    args = ("--runs-dir", str(tmp_path), "--run-name", "r", "--report-games", "0")
+    assert train(str(recipe), *args, "--time-limit", "600") == 0
+    run = tmp_path / "r"
+    state = json.loads((run / "recipe.json").read_text())
+    assert state["time_limit"] == 600 and 0 < state["seconds"] < 600
+    # as if stopped inside the improvement step with the limit spent
+    improved = run / "steps" / "2_improvement" / "best_model.zip"
+    improved.unlink()
+    state["steps"], state["seconds"] = state["steps"][:1], 600.0
+    state["model"], state["from"] = state["steps"][0]["model"], "1_imitation"
+    (run / "recipe.json").write_text(json.dumps(state))
+    capsys.readouterr()
+    assert train("--resume", str(run), "--report-games", "0") == 0
+    assert "the time limit was spent before 2_improvement" in capsys.readouterr().out
+    assert not improved.exists()
+    # a limit given with --resume replaces it (0: none)
+    assert train("--resume", str(run), "--report-games", "0", "--time-limit", "0") == 0
+    assert improved.exists()
+    assert json.loads((run / "recipe.json").read_text())["time_limit"] == 0
+
+
 def test_a_harmful_step_is_flagged_and_undone_unless_kept(tmp_path, capsys):
     """PPO at a learning rate that wrecks the network after an imitation of the expert:
     the report says so, the console warns, the recipe's model is the imitation's."""

@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds for the whole recipe, its reports included: no step starts after it, a running "
         "one stops in time for its report, and a step marked until_time repeats until it "
-        "(0: none; default: the recipe's table.time_limit)",
+        "(0: none; default: the recipe's table.time_limit; with --resume, the run's own, less the time it "
+        "has spent)",
     )
     add(
         "--report-games",
@@ -114,7 +115,7 @@ def _timed(place: Any, recipe: Any, time_limit: float | None) -> Any:
 def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     """The recipe, its run folder, where it runs, and whether it resumes."""
     from training.recipe import RecipeError, default, read, with_settings
-    from training.recipe_run import Placement, stored_recipe
+    from training.recipe_run import Placement, stored_recipe, stored_time_limit
 
     place = Placement(
         workers=args.workers,
@@ -145,7 +146,8 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
             raise RecipeError(f"--resume goes on with the run's own recipe: drop {', '.join(given)}")
         root = Path(args.resume)
         recipe = stored_recipe(root)
-        return recipe, root, _timed(place, recipe, args.time_limit), True
+        limit = stored_time_limit(root, recipe) if args.time_limit is None else args.time_limit
+        return recipe, root, _timed(place, recipe, limit), True
     if args.recipe is not None:
         given = [
             f

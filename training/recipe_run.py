@@ -59,7 +59,8 @@ UNBOUNDED = 10**12
 
 @dataclass(frozen=True)
 class Placement:
-    """Where and how the recipe runs: given anew on every start, never stored."""
+    """Where and how the recipe runs, given on every start; only the time limit is
+    stored (in ``recipe.json``, with the time spent), so that a resume keeps it."""
 
     workers: int = 0
     cluster: str = "local"
@@ -225,20 +226,35 @@ def stored_recipe(root: Path) -> Recipe:
     return read(root / RECIPE_FILE)
 
 
+def stored_time_limit(root: Path, recipe: Recipe) -> float:
+    """The time limit a run folder's recipe was last started with (``--time-limit`` or
+    the recipe's own), so that a resume without one keeps it."""
+    return float(_read_state(root).get("time_limit", recipe.table.time_limit))
+
+
 def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, progress: bool) -> dict[str, Any]:
     from training.run_folder import library_versions
 
     t0 = time.monotonic()
-    deadline = t0 + place.time_limit if place.time_limit else math.inf
     if not resume:
         atomic_write(root / RECIPE_FILE, recipe.to_toml())
         atomic_write(root / "versions.json", json.dumps(library_versions(), indent=2))
     state = _read_state(root)
+    # the limit bounds the recipe's working time over all its starts: a resumed run has
+    # what its earlier starts left (the time of a pass cut short by the stop is not counted)
+    spent = float(state.get("seconds", 0.0))
+    deadline = t0 - spent + place.time_limit if place.time_limit else math.inf
+    state["time_limit"] = place.time_limit
+
+    def checkpoint() -> None:
+        state["seconds"] = spent + time.monotonic() - t0
+        _write_state(root, state)
+
     if "start" not in state:
         state["start"] = _make_start(recipe, root, place, progress)
         state["model"], state["from"] = state["start"], "start"
         state.setdefault("steps", [])
-        _write_state(root, state)
+    checkpoint()
     done = {s["pass"] for s in state["steps"]}
     stopped = ""
     for planned in recipe.steps:
@@ -262,6 +278,7 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
                         )
                     break
                 _run_pass(recipe, planned, r, root, place, state, left, deadline, progress)
+                checkpoint()
                 done.add(name)
             r += 1
             more = r <= planned.repeat or (
@@ -276,7 +293,7 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
             print(f"train.py: {stopped}: the recipe ends here", flush=True)
             break
     state["stopped"] = stopped
-    _write_state(root, state)
+    checkpoint()
     _write_report(recipe, root, state, place)
     return state
 
