@@ -207,3 +207,18 @@ def test_a_fit_past_its_deadline_stops_after_its_first_epoch():
     assert all(th.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True))
     assert pretrain(model, demos, epochs=3, batch_size=256, deadline=time.monotonic())["epochs"] == 1
     assert pretrain(model, demos, epochs=3, batch_size=256)["epochs"] == 3
+
+
+def test_a_collection_past_its_stop_time_ends_with_the_episode_it_is_in():
+    """A time limit reaches into a collection job: past ``stop_at`` the job ends with
+    its first episode whole, and its decisions (measured knocks included) are the first
+    ones of the same job run to the end."""
+    import time
+
+    full = collect(_env(), ExpertPlayer(), 400, 0.99, seed=6, knock_rollouts=1)
+    cut = collect(_env(), ExpertPlayer(), 400, 0.99, seed=6, knock_rollouts=1, stop_at=time.time())
+    assert 0 < len(cut) < len(full) == 400
+    n = len(cut)
+    for a, b in ((cut.obs, full.obs[:n]), (cut.actions, full.actions[:n]), (cut.returns, full.returns[:n])):
+        assert np.array_equal(a, b)
+    assert np.array_equal(cut.knock_gain, full.knock_gain[:n], equal_nan=True)

@@ -2,6 +2,7 @@
 without unpickling, anchored to it with ``--kl-coef``)."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -100,7 +101,7 @@ def test_heads_up_others_keeps_every_heads_up_decision_and_a_share_of_the_rest(s
             runs_dir=str(tmp_path), init_from=str(source), heads_up_teacher="expert", opponents="greedy",
             heads_up_others=others, n_envs=1, vec_env="dummy",
         )  # fmt: skip
-        return config, _heads_up_chunk((config, 11, 1500, agents.from_spec))
+        return config, _heads_up_chunk((config, 11, 1500, agents.from_spec, math.inf))
 
     full_config, full = job(1.0)
     part_config, part = job(0.25)

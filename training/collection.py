@@ -58,12 +58,12 @@ def job_env(config: TrainConfig, make_player: Any) -> tuple[TrainConfig, Any]:
     return config, make_env_fn(config, -1)()
 
 
-def _collect_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
+def _collect_chunk(job: tuple[TrainConfig, int, int, Any, float]) -> Any:
     """One collection job (module level so worker processes and Ray can run it): the
     run's players built by ``make_player``, which carries their files to other machines."""
     from training.imitation import collect
 
-    config, seed, size, make_player = job
+    config, seed, size, make_player, stop_at = job
     config, env = job_env(config, make_player)
     behaviour = make_player(config.imitate_behaviour) if config.imitate_behaviour else None
     return collect(
@@ -76,6 +76,7 @@ def _collect_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
         knock_rollouts=config.imitate_knock_rollouts,
         continuation=config.imitate_continuation,
         objective=config.imitate_knock_objective,
+        stop_at=stop_at,
     )
 
 
@@ -128,6 +129,12 @@ def collection_deadline(config: TrainConfig, reserve: float = 0.0) -> float:
     return time.monotonic() + config.time_limit - reserve if config.time_limit else math.inf
 
 
+def wall_clock(deadline: float) -> float:
+    """A ``time.monotonic()`` deadline as ``time.time()``, which a job in another
+    process reads: the jobs running at the deadline stop after their episode."""
+    return time.time() + deadline - time.monotonic() if math.isfinite(deadline) else math.inf
+
+
 def collection_jobs(config: TrainConfig) -> list[tuple[TrainConfig, int, int]]:
     """The collection's jobs (config, seed, decisions), one child seed each."""
     total = config.imitate_decisions
@@ -166,8 +173,11 @@ def demonstrations(config: TrainConfig, progress: Any = None, done: Any = None, 
     specs = [config.imitate, config.imitate_behaviour, *config.opponent_specs]
     make_player = portable.reader([s for s in specs if s], backend)
     deadline = collection_deadline(config, reserve)
+    stop_at = wall_clock(deadline)
     try:
-        with closing(ordered_map(_collect_chunk, [(*job, make_player) for job in todo], backend)) as played:
+        with closing(
+            ordered_map(_collect_chunk, [(*job, make_player, stop_at) for job in todo], backend)
+        ) as played:
             for part in played:
                 parts.append(part)
                 if progress:
@@ -186,7 +196,7 @@ def collect_in_jobs(
     config: TrainConfig, total: int, job: Callable[..., Any], specs: list[str], desc: str, progress: bool
 ) -> Any:
     """``total`` decisions played by ``job`` (module level: ``job((config, seed, size,
-    make_player))`` returns :class:`~training.imitation.Demonstrations`) in jobs of
+    make_player, stop_at))`` returns :class:`~training.imitation.Demonstrations`) in jobs of
     ``IMITATION_CHUNK`` with one child seed each (the same data on any worker count), on
     the run's backend; ``specs``: the players the jobs build; a bar with ``progress``."""
     from training.imitation import Demonstrations
@@ -203,8 +213,11 @@ def collect_in_jobs(
         bar = tqdm(total=total, unit="decision", unit_scale=True, desc=desc)
     parts = []
     deadline = collection_deadline(config)
+    stop_at = wall_clock(deadline)
     try:
-        with closing(ordered_map(job, [(config, s, n, make_player) for s, n in jobs], backend)) as played:
+        with closing(
+            ordered_map(job, [(config, s, n, make_player, stop_at) for s, n in jobs], backend)
+        ) as played:
             for part, size in zip(played, sizes, strict=False):
                 parts.append(part)  # a job may keep fewer than it played (--heads-up-others)
                 if bar:

@@ -59,17 +59,25 @@ def heads_up_rows(obs: np.ndarray, config: TrainConfig) -> np.ndarray:
     return obs[:, layout.slices["active"]].astype(np.float32).sum(axis=1) <= 2.5
 
 
-def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
+def _heads_up_chunk(job: tuple[TrainConfig, int, int, Any, float]) -> Any:
     """One collection job (module level so worker processes and Ray can run it)."""
     from training.imitation import collect
 
-    config, seed, size, make_player = job
+    config, seed, size, make_player, stop_at = job
     config, env = job_env(config, make_player)
     model = make_player(model_spec(config))
     teacher = make_player(config.heads_up_teacher)
     against = local_specs([a.strip() for a in config.heads_up_against.split(",") if a.strip()], make_player)
     demos = collect(
-        env, teacher, size, config.gamma, seed, behaviour=model, teach_players_in=2, teach_against=against
+        env,
+        teacher,
+        size,
+        config.gamma,
+        seed,
+        behaviour=model,
+        teach_players_in=2,
+        teach_against=against,
+        stop_at=stop_at,
     )
     if config.heads_up_others >= 1:
         return demos

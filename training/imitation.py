@@ -351,10 +351,13 @@ def collect(
     players_in: int = 0,
     teach_players_in: int = 0,
     teach_against: Collection[str] = (),
+    stop_at: float = math.inf,
 ) -> Demonstrations:
     """Record ``teacher``'s choice at each decision of the agent seat of ``env`` (a
     flat-encoding, Python-engine ``ThirtyOneEnv``) until ``decisions`` are recorded,
-    finishing the last episode. ``behaviour`` (default: the teacher) plays the moves.
+    finishing the last episode, or until the first episode that ends past ``stop_at``
+    (``time.time()``: a time limit reaches into a job whose teacher is slow, such as
+    ``search``), with the decisions recorded by then. ``behaviour`` (default: the teacher) plays the moves.
     With ``knock_rollouts`` > 0, every decision where knocking is legal and nobody has
     knocked gets a measured ``knock_gain`` (see the module doc), the agent's seat played
     on by the teacher or, with ``continuation="behaviour"``, by the behaviour player
@@ -461,9 +464,14 @@ def collect(
             returns[k] = rewards[k] + gamma * returns[k + 1]
         for k, row in rows:
             ret_buf[row] = returns[k]
+        if time.time() > stop_at:
+            break
         obs, info = env.reset()
     if waiting:
         measure_waiting()
+    if n < decisions:  # stopped by the time: the decisions recorded
+        obs_buf, mask_buf, act_buf, ret_buf = obs_buf[:n], mask_buf[:n], act_buf[:n], ret_buf[:n]
+        gain_buf, alt_buf, decisions = gain_buf[:n], alt_buf[:n], n
     if move_rollouts:
         width = max((len(a) for a, _ in moves.values()), default=1)
         move_actions = np.full((decisions, width), -1, dtype=np.int64)

@@ -33,11 +33,11 @@ def improvement_meta(config: TrainConfig) -> dict[str, Any]:
     )
 
 
-def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
+def _improve_chunk(job: tuple[TrainConfig, int, int, Any, float]) -> Any:
     """One collection job (module level so worker processes and Ray can run it)."""
     from training.imitation import collect
 
-    config, seed, size, make_player = job
+    config, seed, size, make_player, stop_at = job
     config, env = job_env(config, make_player)
     return collect(
         env,
@@ -46,6 +46,7 @@ def _improve_chunk(job: tuple[TrainConfig, int, int, Any]) -> Any:
         config.gamma,
         seed,
         move_rollouts=config.improve_rollouts,
+        stop_at=stop_at,
     )
 
 
