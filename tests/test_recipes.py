@@ -355,6 +355,10 @@ def test_the_default_recipe_takes_the_table_and_the_teacher():
         standard.report_most_games // 10,
     )
     assert default("no_elimination", 4, "expert").table.report_games == standard.report_games
+    # a teacher that searches its own knocks is copied; the others' knocks are measured
+    measured = {s.step.knock_rollouts for s in default("standard", 4, "expert").steps}
+    copied = {s.step.knock_rollouts for s in default("stop_the_bus", 4, "search:moves=all").steps}
+    assert min(measured) > 0 and copied == {0}
 
 
 def test_show_prints_the_recipe_that_would_run(capsys):

@@ -247,9 +247,16 @@ def read(path: str | Path) -> Recipe:
     return parse(data, str(path))
 
 
+#: teachers that search their own knocks by play-outs: the default recipe copies their
+#: moves rather than measure each knock again with the teacher playing on (with search
+#: playing on, no job of 5,000 decisions was done in 48 minutes on 2 cores)
+SEARCHING = ("search",)
+
+
 def default(rules: str, players: int, teacher: str) -> Recipe:
     """The default recipe for a table: ``recipes/default.toml`` with ``teacher`` in
-    every step that has one, or ``recipes/no_teacher.toml`` for ``teacher='none'``."""
+    every step that has one (a teacher of :data:`SEARCHING` with its knocks copied,
+    ``knock_rollouts = 0``), or ``recipes/no_teacher.toml`` for ``teacher='none'``."""
     name = NO_TEACHER if teacher == "none" else DEFAULT
     data = tomllib.loads((RECIPES / name).read_text(encoding="utf-8"))
     table = data.setdefault("table", {})
@@ -259,9 +266,13 @@ def default(rules: str, players: int, teacher: str) -> Recipe:
         if key in table:
             table[key] = max(100, table[key] // fewer)
     if teacher != "none":
+        searching = teacher.strip().partition(":")[0].strip() in SEARCHING
         for step in data.get("step", []):
-            if "teacher" in _options(STEPS[step["kind"]]):
+            options = _options(STEPS[step["kind"]])
+            if "teacher" in options:
                 step["teacher"] = teacher
+            if searching and "knock_rollouts" in options:
+                step["knock_rollouts"] = 0
     return parse(data, str(RECIPES / name))
 
 
