@@ -204,6 +204,7 @@ def test_a_fit_past_its_deadline_stops_after_its_first_epoch():
     demos, _ = _synthetic()
     before = [p.detach().clone() for p in model.policy.parameters()]
     assert fit_seconds(model, demos, 10 * len(demos), 3) > 0
+    assert fit_seconds(model, None, 10 * len(demos), 3) > 0  # before any decision is collected
     assert all(th.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True))
     assert pretrain(model, demos, epochs=3, batch_size=256, deadline=time.monotonic())["epochs"] == 1
     assert pretrain(model, demos, epochs=3, batch_size=256)["epochs"] == 3

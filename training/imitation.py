@@ -581,13 +581,20 @@ def pretrain(
     return stats
 
 
-def fit_seconds(model: Any, sample: Demonstrations, decisions: int, epochs: int) -> float:
+def fit_seconds(model: Any, sample: Demonstrations | None, decisions: int, epochs: int) -> float:
     """About how long :func:`pretrain` takes to fit ``decisions`` for ``epochs`` with
-    ``model``'s network: one epoch over ``sample`` (a few batches of real decisions) on
-    a copy of the network, timed and scaled."""
+    ``model``'s network: one epoch over ``sample`` (a few batches of real decisions; with
+    ``None``, blank ones of the network's shapes, before any is collected) on a copy of
+    the network, timed and scaled."""
     import copy
     from types import SimpleNamespace
 
+    if sample is None:
+        size, moves = model.policy.observation_space.shape[0], model.policy.action_space.n
+        blank = np.zeros(FIT_PROBE_ROWS)
+        masks = np.ones((FIT_PROBE_ROWS, moves), dtype=bool)
+        obs = np.zeros((FIT_PROBE_ROWS, size), dtype=np.float16)
+        sample = Demonstrations(obs, masks, blank.astype(np.int64), blank.astype(np.float32))
     rows = np.arange(min(len(sample), FIT_PROBE_ROWS))
     probe = SimpleNamespace(policy=copy.deepcopy(model.policy))
     t0 = time.perf_counter()

@@ -106,10 +106,9 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
         print(f"imitation: fitting the {len(demos):,} decisions saved in {saved}", flush=True)
     elif demos is None:
         reserve = 0.0
-        if config.time_limit and earlier is not None:  # the fit of the earlier decisions and the new
-            reserve = fit_seconds(
-                model, earlier, len(earlier) + config.imitate_decisions, config.imitate_epochs
-            )
+        if config.time_limit:  # the fit of the new decisions and any earlier ones
+            fitted = config.imitate_decisions + (len(earlier) if earlier is not None else 0)
+            reserve = fit_seconds(model, earlier, fitted, config.imitate_epochs)
         demos = collect_demonstrations(config, progress, reserve)
     if not saved.exists():
         save_demonstrations(demos, saved)
