@@ -22,8 +22,9 @@ locked:
 ``time_limit`` bounds the recipe, its reports included: a step is not started once it
 is spent, nor a collecting step (imitation, improvement, heads-up) with less than half
 the time the longest earlier pass of its kind took; a running step stops early enough
-to leave its report the time the longest report so far took (a collection after its
-running job, PPO at once), a step marked
+to leave its report the time the longest report so far took (a collection's running
+jobs each with their episode, leaving an imitation's fit its estimated time; PPO at
+once), a step marked
 ``until_time`` repeats (PPO: trains on) while time is left (a step with ``time_share``
 below 1: while its share of the time left when it began is left), and a report plays on to
 resolve a difference only while time is left (its first ``report_games`` are always
