@@ -3,8 +3,9 @@
     python benchmarks/learning.py                       # every table, with and without a teacher
     python benchmarks/learning.py --tables standard_4p,cut_throat_3p --minutes 30 --teacher expert
 
-For each table it runs ``train.py --rules R --players N [--teacher none] --time-limit``
-(the default recipe, a fixed budget of wall time) and then measures the recipe's final
+For each table it runs ``train.py --rules R --players N [--teacher T] --time-limit``
+(the default recipe, a fixed budget of wall time; with the table's own teacher unless
+``--teacher`` names ``expert`` or ``none``) and then measures the recipe's final
 model on seeds no run used, each a paired comparison on the same deals in the same seat
 against ``players - 1`` copies of the table's opponent (:func:`agents.gauntlet.compare`):
 
@@ -63,7 +64,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--tables", default=",".join(TABLES), help=f"comma-separated table ids of {', '.join(TABLES)}"
     )
     p.add_argument(
-        "--teacher", default="both", choices=("both", "expert", "none"), help="with, without, or both"
+        "--teacher",
+        default="both",
+        choices=("both", "default", "expert", "none"),
+        help="the table's default teacher, the expert, none, or both default and none (default: both)",
     )
     p.add_argument("--minutes", type=float, default=30.0, help="the recipe's time limit a table (default 30)")
     p.add_argument("--games", type=int, default=2000, help="games a comparison (default 2000)")
@@ -93,8 +97,7 @@ def run_recipe(
         rules,
         "--players",
         str(players),
-        "--teacher",
-        teacher,
+        *(("--teacher", teacher) if teacher != "default" else ()),
         "--time-limit",
         str(args.minutes * 60),
         "--runs-dir",
@@ -237,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "learning.json"
     results = json.loads(path.read_text()) if path.exists() else {}
-    teachers = ("expert", "none") if args.teacher == "both" else (args.teacher,)
+    teachers = ("default", "none") if args.teacher == "both" else (args.teacher,)
     for table in args.table_ids:
         rules, players = TABLES[table]
         for teacher in teachers:

@@ -361,6 +361,19 @@ def test_the_default_recipe_takes_the_table_and_the_teacher():
     assert min(measured) > 0 and copied == {0}
 
 
+def test_a_stop_the_bus_table_has_a_default_recipe_of_its_own():
+    """Every turn there is a table move, which the expert plays no better than greedy:
+    without --teacher the recipe copies search trying every move, house rules of that
+    table included; a teacher named replaces it, and other tables keep the expert."""
+    for rules in ("stop_the_bus", "stop_the_bus:lives=5"):
+        bus = default(rules, 4)
+        assert bus.table.rules == rules and set(bus.teachers()) == {"search:moves=all"}
+        assert [s.step.epochs for s in bus.steps] == [30]
+    assert set(default("stop_the_bus", 4, "expert").teachers()) == {"expert"}
+    for rules in ("standard", "banking", "standard:table=bus,hand_ranking=brag"):
+        assert set(default(rules, 3).teachers()) == ({"search:moves=all"} if "bus" in rules else {"expert"})
+
+
 def test_show_prints_the_recipe_that_would_run(capsys):
     assert train("--rules", "standard", "--players", "3", "--set", "imitation.decisions=1234", "--show") == 0
     text = capsys.readouterr().out
@@ -399,7 +412,7 @@ def test_ctrl_c_inside_a_step_keeps_its_work_and_the_recipe_goes_on_from_it(tmp_
     import time
 
     text = TINY_TABLE.replace("report_games = 60", "report_games = 0") + TINY_STEPS.replace(
-        "decisions = 400", "decisions = 60000", 1
+        "decisions = 400", "decisions = 150000", 1
     )
     recipe = write(tmp_path, text)
     run = tmp_path / "c"
@@ -419,11 +432,14 @@ def test_ctrl_c_inside_a_step_keeps_its_work_and_the_recipe_goes_on_from_it(tmp_
     deadline = time.monotonic() + 120
     while not config.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
-    time.sleep(5)  # a few collection jobs of 5,000 decisions
+    # a few collection jobs of 5,000 decisions, far from the 150,000 (about 12,000 a
+    # second on an idle core)
+    time.sleep(2)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert (run / "steps" / "1_imitation" / "demonstrations.partial.npz").exists(), err
+    partial = run / "steps" / "1_imitation" / "demonstrations.partial.npz"
+    assert partial.exists(), err
     assert json.loads((run / "recipe.json").read_text())["steps"] == []
     done = subprocess.run(
         [sys.executable, str(ROOT / "train.py"), "--resume", str(run), "--no-progress", "--workers", "1"],

@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--teacher",
         default=None,
-        help="the player the default recipe learns from ('expert', any player spec), or 'none': "
-        "learning from its own play only (default: expert)",
+        help="the player the default recipe learns from (any player spec), or 'none': learning from "
+        "its own play only (default: the table's: 'expert', at Stop the Bus 'search:moves=all')",
     )
     add(
         "--opponents", default=None, help="comma-separated player specs of the table (the recipe's otherwise)"
@@ -163,7 +163,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         stem = Path(args.recipe).stem
     else:
         rules, players = args.rules or "standard", args.players if args.players is not None else 4
-        teacher = args.teacher or "expert"
+        teacher = args.teacher
         recipe = default(rules, players, teacher)
         table = re.sub(r"[^A-Za-z0-9_.]+", "-", rules)[:80]  # house rules: PRESET:OPTION=VALUE,...
         stem = f"{'no_teacher' if teacher == 'none' else 'default'}_{table}_{players}p"

@@ -28,6 +28,8 @@ else:  # pragma: no cover
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 #: the recipe ``train.py --rules R --players N`` runs, with a teacher and without
 DEFAULT, NO_TEACHER = "default.toml", "no_teacher.toml"
+#: the default recipe with a teacher where the table (``Rules.table``) needs one of its own
+DEFAULT_FOR_TABLE = {"bus": "default_bus.toml"}
 
 
 class RecipeError(ValueError):
@@ -253,11 +255,13 @@ def read(path: str | Path) -> Recipe:
 SEARCHING = ("search",)
 
 
-def default(rules: str, players: int, teacher: str) -> Recipe:
-    """The default recipe for a table: ``recipes/default.toml`` with ``teacher`` in
-    every step that has one (a teacher of :data:`SEARCHING` with its knocks copied,
-    ``knock_rollouts = 0``), or ``recipes/no_teacher.toml`` for ``teacher='none'``."""
-    name = NO_TEACHER if teacher == "none" else DEFAULT
+def default(rules: str, players: int, teacher: str | None = None) -> Recipe:
+    """The default recipe for a table: ``recipes/no_teacher.toml`` for ``teacher='none'``,
+    else the table's own (:data:`DEFAULT_FOR_TABLE`, by the rules' ``table``) or
+    ``recipes/default.toml``, with ``teacher`` (when given) in every step that has one: a
+    teacher of :data:`SEARCHING` with its knocks copied (``knock_rollouts = 0``). Without
+    ``teacher`` the file's own teacher stands."""
+    name = NO_TEACHER if teacher == "none" else DEFAULT_FOR_TABLE.get(_table_kind(rules), DEFAULT)
     data = tomllib.loads((RECIPES / name).read_text(encoding="utf-8"))
     table = data.setdefault("table", {})
     table.update(rules=rules, players=players)
@@ -265,7 +269,7 @@ def default(rules: str, players: int, teacher: str) -> Recipe:
     for key in ("report_games", "report_most_games"):
         if key in table:
             table[key] = max(100, table[key] // fewer)
-    if teacher != "none":
+    if teacher not in (None, "none"):
         searching = teacher.strip().partition(":")[0].strip() in SEARCHING
         for step in data.get("step", []):
             options = _options(STEPS[step["kind"]])
@@ -274,6 +278,17 @@ def default(rules: str, players: int, teacher: str) -> Recipe:
             if searching and "knock_rollouts" in options:
                 step["knock_rollouts"] = 0
     return parse(data, str(RECIPES / name))
+
+
+def _table_kind(rules: str) -> str:
+    """The table of these rules (``Rules.table``), or ``"stock"`` for a name that is no
+    preset (which the recipe's check names)."""
+    from thirtyone_env.game.rules import Rules
+
+    try:
+        return Rules.preset(rules).table
+    except ValueError:
+        return "stock"
 
 
 #: about the rounds of a game with lives, which the recipes' report sizes are set for
