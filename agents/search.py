@@ -48,7 +48,7 @@ import time
 
 import numpy as np
 
-from agents.search_batch import CompiledRollouts, world_rng, world_rng_row
+from agents.search_batch import CompiledRollouts, LazyWorldRng, world_rng_row
 from thirtyone_env.envs import kernel_rules
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
@@ -255,7 +255,7 @@ class SearchPlayer:
         roll-outs draw from the world's own generator (see :mod:`agents.search_batch`)."""
         world = self._sample_world(v)
         row = world_rng_row(self.rng.bit_generator.random_raw(2))
-        return [self._rollout(world, a, v, world_rng(row)) for a in candidates]
+        return [self._rollout(world, a, v, LazyWorldRng(row)) for a in candidates]
 
     def _compiled(self, v: PlayerView) -> CompiledRollouts | None:
         """The compiled path for this decision, or None for the engine's (``backend``)."""

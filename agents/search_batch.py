@@ -59,6 +59,24 @@ def world_rng(row: np.ndarray) -> np.random.Generator:
     return rng
 
 
+class LazyWorldRng:
+    """:func:`world_rng` of ``row``, made on first use: a roll-out draws only to
+    reshuffle an empty stock, which most never do (none at a table game), and making a
+    generator costs more than many a roll-out's moves. It draws what that generator
+    would."""
+
+    __slots__ = ("_row", "_rng")
+
+    def __init__(self, row: np.ndarray) -> None:
+        self._row = row
+        self._rng: np.random.Generator | None = None
+
+    def __getattr__(self, name: str):
+        if self._rng is None:
+            self._rng = world_rng(self._row)
+        return getattr(self._rng, name)
+
+
 @njit(cache=True)
 def _copy_row(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log, rew, pending, src, dst):
     g[dst] = g[src]

@@ -18,6 +18,7 @@ any later seat would lay it face up for the players before it to take.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -54,13 +55,18 @@ def brag_share_key(rules: Rules, share: float) -> int:
     return keys[min(len(keys) - 1, int(share * len(keys)))]
 
 
+@cache
 def _moves(action: int) -> tuple[tuple[int, int, int], ...]:
     """(hand slot, table hand, table slot) pairs an exchange action makes."""
     return decode(action).pairs
 
 
-def estimate(v: PlayerView, action: int, values: tuple, unseen: list[int]) -> tuple[float, int]:
-    """Estimated value of the hand after an exchange, and how many face-down cards it takes."""
+def estimate(
+    v: PlayerView, action: int, values: tuple, unseen: list[int] | Callable[[], list[int]]
+) -> tuple[float, int]:
+    """Estimated value of the hand after an exchange, and how many face-down cards it
+    takes; ``unseen`` (or a function giving it, asked only for a face-down card) the
+    cards a face-down one may be."""
     hand = list(v.hand)
     hidden = []
     for i, t, j in _moves(action):
@@ -71,6 +77,8 @@ def estimate(v: PlayerView, action: int, values: tuple, unseen: list[int]) -> tu
             hand[i] = card
     if not hidden:
         return values[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]], 0
+    if callable(unseen):
+        unseen = unseen()
     if len(hidden) > 1 or not unseen:
         return -1.0, len(hidden)
     i = hidden[0]
@@ -125,7 +133,13 @@ def table_move(
         return KNOCK
     if mask[KNOCK] and v.phase == "draw" and knock_worthy(v, now, knock_at, brag_knock_share):
         return KNOCK
-    unseen = v.unseen()
+    found: list[list[int]] = []
+
+    def unseen() -> list[int]:  # the cards a face-down one may be, found once if asked
+        if not found:
+            found.append(v.unseen())
+        return found[0]
+
     scored = []
     for a in legal:
         if WIDOW_BASE <= a <= BUS_ALL and not RENEW_BASE <= a < BUS_ONE_BASE:
