@@ -154,3 +154,18 @@ def test_the_compiled_backend_names_what_it_cannot_roll_out():
         SearchPlayer(moves="all", rollout="greedy", backend="compiled")._evaluate(v, legal, legal[0])
     with pytest.raises(ValueError, match="backend='numba' is not allowed"):
         agents.from_spec("search:backend=numba")
+
+
+def test_a_lazy_world_generator_draws_what_the_world_generator_draws():
+    """The engine's roll-outs get a world's generator made on first use: it is made
+    only when a roll-out draws, and then draws exactly what the eager one would."""
+    from agents.search_batch import LazyWorldRng, world_rng, world_rng_row
+
+    row = world_rng_row(np.random.default_rng(5).bit_generator.random_raw(2))
+    lazy = LazyWorldRng(row)
+    assert lazy._rng is None
+    eager = world_rng(row)
+    assert lazy.permutation(30).tolist() == eager.permutation(30).tolist()
+    assert lazy.integers(1 << 40, size=4).tolist() == eager.integers(1 << 40, size=4).tolist()
+    other = world_rng(world_rng_row(np.random.default_rng(6).bit_generator.random_raw(2)))
+    assert LazyWorldRng(row).permutation(30).tolist() != other.permutation(30).tolist()
