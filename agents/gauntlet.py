@@ -42,9 +42,11 @@ from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import (
     GameOutcome,
     TournamentConfig,
+    effective_games,
     lives_by_deal,
     lost_label,
     mean_ci,
+    measured_luck,
     ratio_difference_ci,
     run_tournament,
 )
@@ -172,20 +174,22 @@ def run_gauntlet(
     tables: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
     backend: Backend | None = None,
+    luck: bool = True,
 ) -> list[dict[str, Any]]:
     """Play the gauntlet of ``candidate_spec`` at ``num_players`` seats: ``games``
     games a table, every table twice
     (the candidate, then :data:`BASELINE`, as player 0), ``tables`` a subset of names.
     Returns one row a table (:func:`table_row`); ``progress(k)`` as k more games
-    finish; ``backend``: where the games run (default: ``workers`` local processes).
+    finish; ``backend``: where the games run (default: ``workers`` local processes);
+    ``luck``: take each game's luck out of the differences where the rules allow.
     Checks everything first (:func:`check_gauntlet`)."""
     chosen = check_gauntlet(candidate_spec, num_players, rules, games, seed, tables)
     rows = []
     for table in chosen:
         start = time.perf_counter()
-        config = TournamentConfig((candidate_spec, *table.opponents), games, rules, seed, workers)
+        config = TournamentConfig((candidate_spec, *table.opponents), games, rules, seed, workers, luck=luck)
         mine = _side(config, _play(config, progress, backend))
-        base = _baseline(table.opponents, config.games, rules, seed, workers, progress, backend)
+        base = _baseline(table.opponents, config.games, rules, seed, workers, progress, backend, luck)
         rows.append(table_row(table, config, mine, base, time.perf_counter() - start))
     return rows
 
@@ -292,17 +296,28 @@ class Side:
     games: np.ndarray  #: games per deal set
     lost: np.ndarray  #: lives lost
     rounds: np.ndarray  #: rounds dealt in
+    #: the luck in wins and in lives lost (:mod:`~thirtyone_env.harness.luck`), zero
+    #: where it was not measured
+    luck_wins: np.ndarray
+    luck_lost: np.ndarray
+    luck: bool  #: whether the luck was measured
 
 
 def _side(config: TournamentConfig, games: list[GameOutcome]) -> Side:
     """Player 0's per-deal-set sums of a finished tournament."""
     wins = np.zeros(config.deal_sets)
     count = np.zeros(config.deal_sets)
+    luck_wins = np.zeros(config.deal_sets)
+    luck_lost = np.zeros(config.deal_sets)
+    luck = measured_luck(games)
     for g in games:
         wins[g.deal] += g.wins[0]
         count[g.deal] += 1
+        if luck:
+            luck_wins[g.deal] += g.luck_wins[0]
+            luck_lost[g.deal] += g.luck_lost[0]
     lost, rounds = lives_by_deal(config, games)
-    return Side(wins, count, lost[:, 0].copy(), rounds[:, 0].copy())
+    return Side(wins, count, lost[:, 0].copy(), rounds[:, 0].copy(), luck_wins, luck_lost, luck)
 
 
 #: The expert's side of tables played in this process, by (opponents, games, rules, seed).
@@ -319,11 +334,13 @@ def _baseline(
     workers: int,
     progress: Callable[[int], None] | None,
     backend: Backend | None = None,
+    luck: bool = True,
 ) -> Side:
     """The expert's side of a table, played once per process: its games depend only
-    on the opponents, the games, the rules and the seed (not on the workers)."""
-    config = TournamentConfig((BASELINE, *opponents), games, rules, seed, workers)
-    key = (opponents, games, rules, seed)
+    on the opponents, the games, the rules and the seed (not on the workers); its luck
+    is measured with ``luck``."""
+    config = TournamentConfig((BASELINE, *opponents), games, rules, seed, workers, luck=luck)
+    key = (opponents, games, rules, seed, luck)
     side = _BASELINES.get(key)
     if side is None:
         side = _side(config, _play(config, progress, backend))
@@ -340,20 +357,42 @@ def table_row(
 ) -> dict[str, Any]:
     """One table's result: the paired differences candidate minus expert with their
     95% intervals (wins: per deal set; lives lost a round: ratio of sums, delta
-    method), and each side's win rate and lives lost a round."""
-    wins, wins_low, wins_high = mean_ci(mine.wins / mine.games - base.wins / base.games)
-    lives, lives_low, lives_high = ratio_difference_ci(mine.lost, mine.rounds, base.lost, base.rounds)
+    method), and each side's win rate and lives lost a round.
+
+    Where both sides' luck was measured the differences have it taken out (``luck``
+    true); ``plain_*`` give them with the luck in, and ``effective_games`` /
+    ``lives_effective_games`` how many games of the plain estimate the corrected one is
+    worth. The win rates and lives a round of each side are plain."""
+    luck = mine.luck and base.luck
+    plain_wins = mean_ci(mine.wins / mine.games - base.wins / base.games)
+    plain_lives = ratio_difference_ci(mine.lost, mine.rounds, base.lost, base.rounds)
+    if luck:
+        wins = mean_ci((mine.wins - mine.luck_wins) / mine.games - (base.wins - base.luck_wins) / base.games)
+        lives = ratio_difference_ci(
+            mine.lost - mine.luck_lost, mine.rounds, base.lost - base.luck_lost, base.rounds
+        )
+    else:
+        wins, lives = plain_wins, plain_lives
     return {
         "table": table.name,
         "opponents": list(table.opponents),
         "games": config.total_games,
         "deal_sets": config.deal_sets,
-        "wins_diff": wins,
-        "wins_low": wins_low,
-        "wins_high": wins_high,
-        "lives_diff": lives,
-        "lives_low": lives_low,
-        "lives_high": lives_high,
+        "wins_diff": wins[0],
+        "wins_low": wins[1],
+        "wins_high": wins[2],
+        "lives_diff": lives[0],
+        "lives_low": lives[1],
+        "lives_high": lives[2],
+        "luck": luck,
+        "plain_wins_diff": plain_wins[0],
+        "plain_wins_low": plain_wins[1],
+        "plain_wins_high": plain_wins[2],
+        "plain_lives_diff": plain_lives[0],
+        "plain_lives_low": plain_lives[1],
+        "plain_lives_high": plain_lives[2],
+        "effective_games": effective_games(config.total_games, plain_wins, wins),
+        "lives_effective_games": effective_games(config.total_games, plain_lives, lives),
         "candidate_win_rate": float(mine.wins.sum() / mine.games.sum()),
         "expert_win_rate": float(base.wins.sum() / base.games.sum()),
         "candidate_lives": _ratio(mine.lost, mine.rounds),
@@ -402,20 +441,36 @@ def gauntlet_table(rows: Sequence[dict[str, Any]], rules: str | Rules = "standar
     lost), then each side's win rate and lives a round. At a points or chips table
     (``rules``) the rounds' cost is in points or chips, what a player scored negative."""
     unit = lost_label(rules).split()[0]
+    luck = any(r.get("luck") for r in rows)
+    worth = " | worth games (wins, lives)" if luck else ""
     lines = [
         f"| table | opponents | games | wins - expert [95% CI], points | {unit}/round - expert [95% CI] "
-        f"| candidate wins | expert wins | candidate {unit}/round | expert {unit}/round |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| candidate wins | expert wins | candidate {unit}/round | expert {unit}/round{worth} |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if luck else ""),
     ]
     for r in rows:
-        lines.append(
+        line = (
             f"| {r['table']} | {opponents_text(r['opponents'])} | {r['games']:,} "
             f"| {_interval(r['wins_diff'], r['wins_low'], r['wins_high'], 100, 1)} "
             f"| {_interval(r['lives_diff'], r['lives_low'], r['lives_high'], 1, 3)} "
             f"| {r['candidate_win_rate']:.1%} | {r['expert_win_rate']:.1%} "
             f"| {r['candidate_lives']:.3f} | {r['expert_lives']:.3f} |"
         )
-    return "\n".join(lines) + "\n"
+        if luck:
+            line += f" {_worth(r.get('effective_games'))}, {_worth(r.get('lives_effective_games'))} |"
+        lines.append(line)
+    note = (
+        "\nDifferences with the luck of the cards taken out (deals and stock draws; unbiased); "
+        "worth games: the plain estimate's games that give the same interval.\n"
+        if luck
+        else ""
+    )
+    return "\n".join(lines) + "\n" + note
+
+
+def _worth(games: float | None) -> str:
+    """Effective games, or ``-`` where not measured."""
+    return "-" if games is None else f"{games:,.0f}"
 
 
 def plot_gauntlet(

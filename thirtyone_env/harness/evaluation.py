@@ -33,6 +33,8 @@ from thirtyone_env.game.engine import new_game
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import TurnRecorder, player_round_records
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
+from thirtyone_env.harness.luck import LuckModel, LuckObserver
+from thirtyone_env.harness.luck import applies as luck_applies
 from thirtyone_env.harness.parallel import Backend, ordered_map
 from thirtyone_env.harness.records import game_lines, write_lines, write_manifest
 
@@ -53,6 +55,9 @@ class TournamentConfig:
     record_dir: str | None = None  #: write every game as JSON Lines here (one file per deal set)
     #: display names, one per player, all different (empty: the specs, numbered where repeated)
     names: tuple[str, ...] = ()
+    #: measure each game's luck (:mod:`~thirtyone_env.harness.luck`) where the rules allow,
+    #: so the statistics can take it out; the games are the same either way
+    luck: bool = True
 
     def __post_init__(self) -> None:
         if self.names:
@@ -87,6 +92,10 @@ class GameOutcome:
     rows: list[tuple] = field(default_factory=list)  #: per round per player, ROW_FIELDS
     draws_by_turn: list[list[int]] = field(default_factory=list)  #: [player][turn bin]
     switches_by_turn: list[list[int]] = field(default_factory=list)
+    #: per player: the game's luck in wins and in lives lost (:mod:`~thirtyone_env.harness.luck`);
+    #: empty where it was not measured
+    luck_wins: tuple[float, ...] = ()
+    luck_lost: tuple[float, ...] = ()
 
 
 ROW_FIELDS = (
@@ -157,6 +166,7 @@ def play_deal_set(
     rules = Rules.resolve(config.rules)
     n = config.num_players
     layout = ObsLayout(n, rules)
+    measure_luck = config.luck and luck_applies(rules)
     decks: list[list[int]] = []
     deck_iter = deck_sequence(config.seed, deal, rules)
     outcomes = []
@@ -185,19 +195,28 @@ def play_deal_set(
         outcome.draws_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         recorder = TurnRecorder(game_index, [config.players[player_at[seat]] for seat in range(n)])
+        state = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
+        luck = LuckObserver(LuckModel(), state, recorder) if measure_luck else None
+        settled = _round_recorder(outcome, out_round, recorder, player_at, game_index, rotation)
         table = Table(
-            new_game(rules, n, rng, dealer=n - 1, deck=decks[0]),
+            state,
             policies,
             rng,
             layout=layout,
             labels=labels,
             keep_history=bool(config.record_dir),
             decks=next_deck,
-            on_settle=_round_recorder(outcome, out_round, recorder, player_at, game_index, rotation),
-            observer=recorder,
+            on_settle=settled,
+            on_deal=None if luck is None else luck.dealt,
+            observer=recorder if luck is None else luck,
         )
+        if luck is not None:
+            luck.dealt(state)
         table.advance(NOBODY)
         s = table.state
+        if luck is not None:
+            outcome.luck_wins = tuple(float(luck.wins[seat_of[i]]) for i in range(n))
+            outcome.luck_lost = tuple(float(luck.lost[seat_of[i]]) for i in range(n))
         histories = table.histories
         places_by_seat = finishing_places(_place_keys(out_round, s.winners, s.lives))
         outcome.places = tuple(places_by_seat[seat_of[i]] for i in range(n))
@@ -232,6 +251,7 @@ def config_dict(config: TournamentConfig) -> dict[str, Any]:
         "rules_fields": dataclasses.asdict(Rules.resolve(config.rules)),
         "seed": config.seed,
         "workers": config.workers,
+        "luck": config.luck and luck_applies(Rules.resolve(config.rules)),
     } | ({"names": list(config.names)} if config.names else {})
 
 
@@ -366,6 +386,8 @@ def outcomes_from_json(text: str) -> list[GameOutcome]:
                     [tuple(r) for r in d["rows"]],
                     [list(x) for x in d["draws_by_turn"]],
                     [list(x) for x in d["switches_by_turn"]],
+                    tuple(float(x) for x in d.get("luck_wins", ())),
+                    tuple(float(x) for x in d.get("luck_lost", ())),
                 )
             )
         return out
@@ -487,14 +509,27 @@ def summarize(config: TournamentConfig, games: list[GameOutcome]) -> dict[str, d
     return out
 
 
+def measured_luck(games: Sequence[GameOutcome]) -> bool:
+    """Whether every game's luck was measured (:attr:`TournamentConfig.luck` at rules
+    it applies to), so the statistics can take it out."""
+    return bool(games) and all(g.luck_wins for g in games)
+
+
 def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> list[dict[str, Any]]:
     """:func:`paired_difference` (wins: ``diff``, ``low``, ``high``) and
     :func:`paired_lives_difference` (``lives_diff``, ``lives_low``, ``lives_high``) for
     every pair of players, in table order; where a spec sits at more than one seat,
     also every pair of distinct specs with their seats pooled (label
-    ``"search (2 seats)"``): the sharper test of a head-to-head."""
+    ``"search (2 seats)"``): the sharper test of a head-to-head.
+
+    Where the games' luck was measured the differences have it taken out (``luck``
+    true); ``plain_*`` give them with the luck left in, and ``effective_games`` /
+    ``lives_effective_games`` how many games of the plain estimate the corrected one is
+    worth (the games times the ratio of the two variances)."""
     labels = player_labels(config)
-    lives = lives_by_deal(config, games)
+    luck = measured_luck(games)
+    plain_lives = lives_by_deal(config, games)
+    lives = lives_by_deal(config, games, luck=True) if luck else plain_lives
     pairs: list[tuple[str, str, Any, Any]] = [
         (labels[a], labels[b], a, b)
         for a in range(config.num_players)
@@ -508,39 +543,68 @@ def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> li
                 la, lb = (f"{p} ({len(seats[p])} seat{'s' if len(seats[p]) > 1 else ''})" for p in (a, b))
                 pairs.append((la, lb, seats[a], seats[b]))
     out = []
+    total = config.total_games
     for la, lb, a, b in pairs:
-        diff, low, high = paired_difference(config, games, a, b)
-        lives_diff, lives_low, lives_high = paired_lives_difference(config, games, a, b, lives)
+        diff = paired_difference(config, games, a, b)
+        lives_diff = paired_lives_difference(config, games, a, b, lives)
+        plain = paired_difference(config, games, a, b, luck=False) if luck else diff
+        plain_lives_diff = paired_lives_difference(config, games, a, b, plain_lives) if luck else lives_diff
         out.append(
             {
                 "a": la,
                 "b": lb,
-                "diff": diff,
-                "low": low,
-                "high": high,
-                "lives_diff": lives_diff,
-                "lives_low": lives_low,
-                "lives_high": lives_high,
+                "diff": diff[0],
+                "low": diff[1],
+                "high": diff[2],
+                "lives_diff": lives_diff[0],
+                "lives_low": lives_diff[1],
+                "lives_high": lives_diff[2],
+                "luck": luck,
+                "plain_diff": plain[0],
+                "plain_low": plain[1],
+                "plain_high": plain[2],
+                "plain_lives_diff": plain_lives_diff[0],
+                "plain_lives_low": plain_lives_diff[1],
+                "plain_lives_high": plain_lives_diff[2],
+                "effective_games": effective_games(total, plain, diff),
+                "lives_effective_games": effective_games(total, plain_lives_diff, lives_diff),
             }
         )
     return out
 
 
+def effective_games(games: int, plain: Sequence[float], corrected: Sequence[float]) -> float | None:
+    """Games of the plain estimate the corrected one is worth: ``games`` times the
+    ratio of the variances, read from the widths of the two 95% intervals (the same
+    clusters); ``None`` where an interval has no width."""
+    plain_width, width = plain[2] - plain[1], corrected[2] - corrected[1]
+    if not (width > 0 and plain_width >= 0):
+        return None
+    return float(games * (plain_width / width) ** 2)
+
+
 def paired_difference(
-    config: TournamentConfig, games: list[GameOutcome], a: int | Sequence[int], b: int | Sequence[int]
+    config: TournamentConfig,
+    games: list[GameOutcome],
+    a: int | Sequence[int],
+    b: int | Sequence[int],
+    luck: bool = True,
 ) -> tuple[float, float, float]:
     """Win-rate difference of player ``a`` over player ``b`` with a 95% interval,
     paired by deal set (both met the same cards): significant when the interval
     excludes 0. ``a`` and ``b`` may be groups of players (the same spec at several
-    seats): then the difference of their mean win rates."""
+    seats): then the difference of their mean win rates. With ``luck`` (and the luck
+    measured: :func:`measured_luck`) each game's luck in wins is taken out."""
     group_a = [a] if isinstance(a, int) else list(a)
     group_b = [b] if isinstance(b, int) else list(b)
+    luck = luck and measured_luck(games)
     deals = config.deal_sets
     diff = np.zeros(deals)
     count = np.zeros(deals)
     for g in games:
-        diff[g.deal] += sum(g.wins[i] for i in group_a) / len(group_a)
-        diff[g.deal] -= sum(g.wins[i] for i in group_b) / len(group_b)
+        wins = np.subtract(g.wins, g.luck_wins) if luck else g.wins
+        diff[g.deal] += sum(wins[i] for i in group_a) / len(group_a)
+        diff[g.deal] -= sum(wins[i] for i in group_b) / len(group_b)
         count[g.deal] += 1
     return mean_ci(diff / np.maximum(count, 1))
 
@@ -554,11 +618,12 @@ def lost_label(rules: str | Rules) -> str:
 
 
 def lives_by_deal(
-    config: TournamentConfig, games: list[GameOutcome], players_in: int | None = None
+    config: TournamentConfig, games: list[GameOutcome], players_in: int | None = None, luck: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Lives lost and rounds played, per deal set and player: ``(deals, players)`` each;
     with ``players_in``, only the rounds dealt to that many players (2: the heads-up
-    end of a game)."""
+    end of a game). With ``luck`` (and the luck measured, every round counted) each
+    game's luck in lives is taken out of its lives lost."""
     lost = np.zeros((config.deal_sets, config.num_players))
     rounds = np.zeros_like(lost)
     for g in games:
@@ -567,6 +632,9 @@ def lives_by_deal(
             if players_in is None or dealt[row[3]] == players_in:
                 rounds[row[1], row[4]] += 1
                 lost[row[1], row[4]] += row[7]
+    if luck and players_in is None and measured_luck(games):
+        for g in games:
+            lost[g.deal] -= g.luck_lost
     return lost, rounds
 
 

@@ -269,6 +269,11 @@ def _star(low: float, high: float) -> str:
     return "*" if low > 0 or high < 0 else ""
 
 
+def _games(value: float | None) -> str:
+    """A count of effective games, or ``-`` where it has no value."""
+    return "-" if value is None else f"{value:,.0f}"
+
+
 def print_report(
     config: TournamentConfig, summary: dict[str, Any], extra: dict[str, Any], console: Any = None
 ) -> None:
@@ -288,19 +293,44 @@ def print_report(
         table.add_row(title, *(_fmt(summary[p][key], key in PERCENT_STATS) for p in labels))
     console.print(table)
 
-    diffs = Table(title="Paired differences, row minus column player (same deals; * = 95% CI excludes 0)")
+    pairs = extra.get("paired_differences", [])
+    luck = any(d.get("luck") for d in pairs)
+    how = "the luck of the cards taken out; " if luck else ""
+    diffs = Table(
+        title=f"Paired differences, row minus column player (same deals; {how}* = 95% CI excludes 0)"
+    )
     for col in ("player", "vs"):
         diffs.add_column(col, overflow="fold")
     for col in ("wins [95% CI, points]", "", f"{unit}/round [95% CI]", ""):
         diffs.add_column(col, no_wrap=True)
-    for d in extra.get("paired_differences", []):
+    for d in pairs:
         low, high = d["low"], d["high"]
         row = [d["a"], d["b"], f"{d['diff']:+.1%} [{100 * low:+.1f}, {100 * high:+.1f}]", _star(low, high)]
-        if "lives_diff" in d:
-            low, high = d["lives_low"], d["lives_high"]
-            row += [f"{d['lives_diff']:+.3f} [{low:+.3f}, {high:+.3f}]", _star(low, high)]
+        low, high = d["lives_low"], d["lives_high"]
+        row += [f"{d['lives_diff']:+.3f} [{low:+.3f}, {high:+.3f}]", _star(low, high)]
         diffs.add_row(*row)
     console.print(diffs)
+    if luck:
+        plain = Table(
+            title="The same with the luck left in (plain), and the plain games the estimate above is worth"
+        )
+        for col in (
+            "player",
+            "vs",
+            "wins [95% CI, points]",
+            f"{unit}/round [95% CI]",
+            "worth games (wins, lives)",
+        ):
+            plain.add_column(col, overflow="fold")
+        for d in pairs:
+            plain.add_row(
+                d["a"],
+                d["b"],
+                f"{d['plain_diff']:+.1%} [{100 * d['plain_low']:+.1f}, {100 * d['plain_high']:+.1f}]",
+                f"{d['plain_lives_diff']:+.3f} [{d['plain_lives_low']:+.3f}, {d['plain_lives_high']:+.3f}]",
+                f"{_games(d['effective_games'])}, {_games(d['lives_effective_games'])}",
+            )
+        console.print(plain)
 
     board = Table(title="OpenSkill leaderboard (Plackett-Luce, by finishing place)")
     for col in ("rank", "player", "ordinal", "mu", "sigma"):

@@ -1,0 +1,163 @@
+"""Luck as a control variate: every correction has mean exactly zero, the games are
+the same with or without it, and the corrected estimate agrees with the plain one."""
+
+import copy
+import itertools
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.gauntlet import run_gauntlet
+from thirtyone_env.game.actions import DRAW_STOCK
+from thirtyone_env.game.engine import ROUND_OVER, apply_action, legal_actions, new_game
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.evaluation import (
+    TournamentConfig,
+    measured_luck,
+    paired_differences,
+    run_tournament,
+)
+from thirtyone_env.harness.luck import LuckModel, LuckObserver, applies
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "evaluate.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def _mid_round(seed: int, rules: str = "standard", n: int = 4, moves: int = 9):
+    """A state some moves into a round, a seat to draw from the stock next."""
+    rng = np.random.default_rng(seed)
+    s = new_game(rules, n, rng)
+    for _ in range(moves):
+        legal = legal_actions(s)
+        apply_action(s, DRAW_STOCK if DRAW_STOCK in legal else legal[-1], rng)
+        assert s.phase < ROUND_OVER
+    while DRAW_STOCK not in legal_actions(s):
+        apply_action(s, legal_actions(s)[-1], rng)
+    return s
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_draws_luck_averages_exactly_zero_over_the_card_on_top(seed):
+    """Whatever card lies on top of the stock, the luck of drawing it is measured; over
+    every card that could lie there (all equally likely) it sums to zero, by seat, in
+    lives and in wins."""
+    s = _mid_round(seed)
+    seat = s.current
+    lost, wins = [], []
+    for k in range(len(s.stock)):
+        t = copy.deepcopy(s)
+        t.stock[-1], t.stock[k] = t.stock[k], t.stock[-1]
+        luck = LuckObserver(LuckModel(), t)
+        luck.dealt(t)  # the standing the round's loser leaves
+        luck.lost[:] = luck.wins[:] = 0.0
+        luck.before(t, seat, DRAW_STOCK)
+        lost.append(luck.lost.copy())
+        wins.append(luck.wins.copy())
+    assert np.abs(np.mean(lost, axis=0)).max() < 1e-12 and np.abs(np.mean(wins, axis=0)).max() < 1e-12
+    assert np.abs(np.array(lost)).max() > 1e-3  # some cards are lucky, some are not
+    assert np.allclose(np.sum(lost, axis=1), 0.0)  # the chance to lose moves between seats
+
+
+def test_a_deals_luck_averages_exactly_zero_over_who_gets_which_hand():
+    """The seats dealt in are alike to the model, so over every way of handing the same
+    hands round the table the deal's luck sums to zero for every seat."""
+    s = new_game("standard", 4, np.random.default_rng(5), dealer=3)
+    hands = [list(h) for h in s.hands]
+    total_lost, total_wins = np.zeros(4), np.zeros(4)
+    for order in itertools.permutations(range(4)):
+        t = copy.deepcopy(s)
+        t.hands = [list(hands[order[p]]) for p in range(4)]
+        luck = LuckObserver(LuckModel(), t)
+        luck.dealt(t)
+        total_lost += luck.lost
+        total_wins += luck.wins
+    assert np.abs(total_lost).max() < 1e-12 and np.abs(total_wins).max() < 1e-12
+
+
+def test_the_games_are_the_same_with_the_luck_measured_or_not():
+    plain = TournamentConfig(("expert", "greedy", "blitz31"), 12, "standard", 3, luck=False)
+    measured = TournamentConfig(("expert", "greedy", "blitz31"), 12, "standard", 3)
+    a = run_tournament(plain, agents.from_spec)
+    b = run_tournament(measured, agents.from_spec)
+    assert [(g.wins, g.places, g.rows) for g in a] == [(g.wins, g.places, g.rows) for g in b]
+    assert not measured_luck(a) and measured_luck(b)
+    assert all(len(g.luck_wins) == len(g.luck_lost) == 3 for g in b)
+    again = run_tournament(measured, agents.from_spec)
+    assert [(g.luck_wins, g.luck_lost) for g in again] == [(g.luck_wins, g.luck_lost) for g in b]
+    two = run_tournament(
+        TournamentConfig(("expert", "greedy", "blitz31"), 12, "standard", 3, 2), agents.from_spec
+    )
+    assert [(g.luck_wins, g.luck_lost) for g in two] == [(g.luck_wins, g.luck_lost) for g in b]
+
+
+def test_the_luck_is_only_measured_where_the_model_applies():
+    assert applies(Rules.preset("standard")) and applies(Rules.preset("blitz31"))
+    for rules in ("switch", "stop_the_bus", "banking"):
+        assert not applies(Rules.preset(rules))
+        config = TournamentConfig(("expert", "greedy"), 4, rules, 1)
+        games = run_tournament(config, agents.from_spec)
+        assert not measured_luck(games)
+        row = paired_differences(config, games)[0]
+        assert (
+            not row["luck"]
+            and row["diff"] == row["plain_diff"]
+            and row["lives_diff"] == row["plain_lives_diff"]
+        )
+
+
+def test_the_luck_has_mean_zero_and_the_corrected_estimate_is_narrower():
+    """Over 800 games the luck of each player averages zero (within four standard
+    errors), and taking it out narrows the interval of the paired differences without
+    moving the estimate outside the plain one's interval."""
+    config = TournamentConfig(("expert", "greedy", "greedy", "greedy"), 800, "standard", 11, 2)
+    games = run_tournament(config, agents.from_spec)
+    for key in ("luck_wins", "luck_lost"):
+        x = np.array([getattr(g, key) for g in games])
+        assert np.all(np.abs(x.mean(0)) < 4 * x.std(0) / math.sqrt(len(x))), key
+    for row in paired_differences(config, games)[:3]:
+        assert row["luck"]
+        assert row["high"] - row["low"] < row["plain_high"] - row["plain_low"]
+        assert row["plain_low"] <= row["diff"] <= row["plain_high"]
+        assert row["effective_games"] > config.total_games
+
+
+def test_the_expert_against_itself_differs_by_exactly_zero_with_the_luck_out():
+    rows = run_gauntlet("expert", 3, "standard", games=12, seed=3, tables=["greedy", "mixed"])
+    for r in rows:
+        assert r["luck"]
+        assert r["wins_diff"] == r["wins_low"] == r["wins_high"] == 0.0
+        assert r["lives_diff"] == r["lives_low"] == r["lives_high"] == 0.0
+
+
+def test_plain_leaves_the_luck_in(tmp_path):
+    out = tmp_path / "plain"
+    r = run_cli("--players", "expert", "greedy", "--games", "8", "--seed", "2", "--plain", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    plain = json.loads((out / "results.json").read_text())
+    assert plain["config"]["luck"] is False
+    assert all(not d["luck"] and d["diff"] == d["plain_diff"] for d in plain["paired_differences"])
+    out = tmp_path / "luck"
+    r = run_cli("--players", "expert", "greedy", "--games", "8", "--seed", "2", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "luck left in" in r.stdout
+    luck = json.loads((out / "results.json").read_text())
+    assert luck["config"]["luck"] is True
+    (d,) = luck["paired_differences"]
+    (p,) = plain["paired_differences"]
+    assert d["luck"] and d["plain_diff"] == p["diff"] and d["diff"] != p["diff"]
+    assert (out / "games.csv").read_bytes() == (tmp_path / "plain" / "games.csv").read_bytes()
