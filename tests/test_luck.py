@@ -23,7 +23,7 @@ from thirtyone_env.harness.evaluation import (
     paired_differences,
     run_tournament,
 )
-from thirtyone_env.harness.luck import LuckModel, LuckObserver, applies
+from thirtyone_env.harness.luck import LuckObserver, applies, default_model
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,7 +62,7 @@ def test_a_draws_luck_averages_exactly_zero_over_the_card_on_top(seed):
     for k in range(len(s.stock)):
         t = copy.deepcopy(s)
         t.stock[-1], t.stock[k] = t.stock[k], t.stock[-1]
-        luck = LuckObserver(LuckModel(), t)
+        luck = LuckObserver(default_model(), t)
         luck.dealt(t)  # the standing the round's loser leaves
         luck.lost[:] = luck.wins[:] = 0.0
         luck.before(t, seat, DRAW_STOCK)
@@ -82,7 +82,7 @@ def test_a_deals_luck_averages_exactly_zero_over_who_gets_which_hand():
     for order in itertools.permutations(range(4)):
         t = copy.deepcopy(s)
         t.hands = [list(hands[order[p]]) for p in range(4)]
-        luck = LuckObserver(LuckModel(), t)
+        luck = LuckObserver(default_model(), t)
         luck.dealt(t)
         total_lost += luck.lost
         total_wins += luck.wins

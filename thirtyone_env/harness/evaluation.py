@@ -33,7 +33,7 @@ from thirtyone_env.game.engine import new_game
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import TurnRecorder, player_round_records
 from thirtyone_env.harness.driver import NOBODY, Table, reset_players
-from thirtyone_env.harness.luck import LuckModel, LuckObserver
+from thirtyone_env.harness.luck import LuckObserver, default_model
 from thirtyone_env.harness.luck import applies as luck_applies
 from thirtyone_env.harness.parallel import Backend, ordered_map
 from thirtyone_env.harness.records import game_lines, write_lines, write_manifest
@@ -196,7 +196,7 @@ def play_deal_set(
         outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         recorder = TurnRecorder(game_index, [config.players[player_at[seat]] for seat in range(n)])
         state = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
-        luck = LuckObserver(LuckModel(), state, recorder) if measure_luck else None
+        luck = LuckObserver(default_model(), state, recorder) if measure_luck else None
         settled = _round_recorder(outcome, out_round, recorder, player_at, game_index, rotation)
         table = Table(
             state,

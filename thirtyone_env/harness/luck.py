@@ -17,20 +17,25 @@ deals each one's chance to lose the round is the same (one over the seats dealt 
 Moves are decisions, not luck, and nothing else is corrected: a table without stock
 draws (Switch, Stop the Bus) or scored in points or chips keeps its plain estimate.
 
-The value function is a round-loss model: each seat dealt in loses the round with
-probability ``softmax(w . f)`` over the seats, ``f`` a few features of its hand (the
-best three cards' value, its square, the value with the discard pile's top card), of the
-knock, and of how far the round has gone. A seat's luck in lives is ``scale`` times the
-change of its chance; its luck in wins is the change of its chance to win the game
-(:mod:`~thirtyone_env.harness.equity`'s model of the rounds to come) over who loses
-the round. The weights were fitted to rounds of expert and greedy tables at four seats
-(``benchmarks/luck_model.py`` fits them again, on seeds no measurement uses).
+The value function is a round-loss model (:class:`LuckModel`, plain numbers in
+``luck_model.json``): each seat dealt in loses the round with a chance that a small
+network gives from features of its hand (the best three cards' value, the value with
+the discard pile's top card, how it compares with the other seats'), of the knock and
+of how far the round has gone (:data:`FEATURES`), normalised over the seats. A seat's
+luck in lives is ``scale`` times the change of its chance; its luck in wins is the
+change of its chance to win the game (:mod:`~thirtyone_env.harness.equity`'s model of
+the rounds to come) over who loses the round. ``benchmarks/luck_model.py`` fitted it to
+the rounds of games at a mix of tables and players, on seeds no measurement uses; the
+closer it follows the real chances, the fewer games an estimate needs.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,41 +48,87 @@ from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.state import DRAW
 from thirtyone_env.harness.equity import check_win_objective, win_chance
 
-#: The round-loss model's features of one seat, in the order of :attr:`LuckModel.weights`.
+#: The round-loss model's features of one seat, in order (values in tens of points).
 FEATURES = (
-    "value",  # the best three cards' value / 10
-    "value x progress",  # progress: the round's turns over three a seat, at most 2
-    "value x knocked",  # somebody has knocked
-    "knocker",  # this seat knocked
-    "knocker x value",
-    "four cards",  # the seat drew and has yet to discard
+    "value",  # the best three cards' value
     "value squared",
-    "discard gain",  # the value with the discard pile's top card, less the value (/ 10)
-    "discard gain x not knocked",
+    "four cards",  # the seat drew and has yet to discard
+    "discard gain",  # the value with the discard pile's top card, less the value
+    "knocked",  # somebody has knocked
+    "knocker",  # this seat knocked
+    "still to play",  # after a knock: the seat has a turn before the showdown
+    "progress",  # the round's turns over three a seat, at most 2
+    "stock left",  # the stock's cards over the deck's
+    "value x progress",
+    "value x knocked",
+    "value - best other",  # less the best value of the other seats dealt in
+    "value - worst other",  # less the worst
 )
-
-
+NUM_FEATURES = len(FEATURES)
+#: The packaged model: fitted by ``benchmarks/luck_model.py`` (its file says how).
+MODEL_FILE = Path(__file__).with_name("luck_model.json")
 _NO_CARDS = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
 class LuckModel:
-    """The value function of the control variate: a seat's chance to lose the round."""
+    """The value function of the control variate: each seat's chance to lose the round,
+    ``softmax`` over the seats dealt in of ``linear . f + out . tanh(hidden . f + bias)``
+    (``f``: the seat's :data:`FEATURES`); its expected lives lost, ``scale`` times that."""
 
-    #: one weight per feature of :data:`FEATURES`, in order (fitted: see the module doc)
-    weights: tuple[float, ...] = (0.981, 0.399, -5.092, 2.324, -0.532, 0.147, -0.781, -1.172, 1.007)
-    #: lives a loser loses, on average, a round (a knocker caught low loses two)
-    scale: float = 1.2
-    #: a name for reports
-    name: str = field(default="hand-value model", compare=False)
+    linear: tuple[float, ...]  #: one weight a feature
+    hidden: tuple[tuple[float, ...], ...]  #: one row of feature weights a hidden unit
+    bias: tuple[float, ...]  #: one a hidden unit
+    out: tuple[float, ...]  #: one a hidden unit
+    scale: float  #: lives a loser loses, on average, a round (a knocker caught low loses two)
+    name: str = field(default="round-loss model", compare=False)  #: for reports
 
     def __post_init__(self) -> None:
-        if len(self.weights) != len(FEATURES):
+        units = len(self.bias)
+        if len(self.linear) != NUM_FEATURES or any(len(row) != NUM_FEATURES for row in self.hidden):
+            raise ValueError(f"a luck model weighs {NUM_FEATURES} features ({', '.join(FEATURES)})")
+        if len(self.hidden) != units or len(self.out) != units:
             raise ValueError(
-                f"a luck model needs {len(FEATURES)} weights ({', '.join(FEATURES)}), got {len(self.weights)}"
+                "a luck model needs as many hidden rows, biases and output weights as hidden units"
             )
-        if not all(np.isfinite(self.weights)) or not np.isfinite(self.scale):
+        numbers = [*self.linear, *(w for row in self.hidden for w in row), *self.bias, *self.out, self.scale]
+        if not all(isinstance(w, int | float) and math.isfinite(w) for w in numbers):
             raise ValueError("a luck model's weights and scale must be finite numbers")
+
+    @classmethod
+    def load(cls, path: str | Path = MODEL_FILE) -> LuckModel:
+        """The model in a JSON file (plain numbers: nothing in it runs); ``ValueError``
+        naming what is wrong with it."""
+        try:
+            data = json.loads(Path(path).read_text())
+            if data.get("features") != list(FEATURES):
+                raise ValueError(f"its features are not {list(FEATURES)}")
+            return cls(
+                tuple(data["linear"]),
+                tuple(tuple(row) for row in data["hidden"]),
+                tuple(data["bias"]),
+                tuple(data["out"]),
+                data["scale"],
+                str(data.get("name", "round-loss model")),
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"not a luck model: {path}: {e}") from None
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The weights as the kernels take them: linear, hidden ``(units, F)``, bias, out."""
+        hidden = np.array(self.hidden, dtype=np.float64).reshape(len(self.bias), NUM_FEATURES)
+        return (
+            np.array(self.linear, dtype=np.float64),
+            hidden,
+            np.array(self.bias, dtype=np.float64),
+            np.array(self.out, dtype=np.float64),
+        )
+
+
+@cache
+def default_model() -> LuckModel:
+    """The packaged model (:data:`MODEL_FILE`), read once."""
+    return LuckModel.load(MODEL_FILE)
 
 
 def applies(rules: Rules) -> bool:
@@ -104,16 +155,108 @@ def _best3(values: np.ndarray, a: int, b: int, c: int, d: int) -> float:
 
 
 @njit(cache=True)
-def _add_luck(
+def features(
     values: np.ndarray,
-    weights: np.ndarray,
     hands: np.ndarray,
     active: np.ndarray,
+    top: int,
     progress: float,
     knocker: int,
+    still: np.ndarray,
+    stock_left: float,
+    out: np.ndarray,
+) -> None:
+    """Fill ``out`` ``(n, F)`` with every seat's :data:`FEATURES` (zeros for a seat not
+    dealt in): ``hands`` ``(n, 4)``, a missing fourth card -1; ``top`` the discard
+    pile's top card (-1: none); ``still`` 1 for the seats with a turn before the
+    showdown."""
+    n = hands.shape[0]
+    knocked = 1.0 if knocker >= 0 else 0.0
+    v = np.zeros(n)
+    for p in range(n):
+        if active[p]:
+            h = hands[p]
+            v[p] = _best3(values, h[0], h[1], h[2], h[3]) / 10.0
+    for p in range(n):
+        for j in range(out.shape[1]):
+            out[p, j] = 0.0
+        if not active[p]:
+            continue
+        h = hands[p]
+        best, worst = -1e9, 1e9
+        for q in range(n):
+            if q != p and active[q]:
+                best = max(best, v[q])
+                worst = min(worst, v[q])
+        gain = 0.0
+        if h[3] < 0 and top >= 0:
+            gain = _best3(values, h[0], h[1], h[2], top) / 10.0 - v[p]
+        out[p, 0] = v[p]
+        out[p, 1] = v[p] * v[p]
+        out[p, 2] = 1.0 if h[3] >= 0 else 0.0
+        out[p, 3] = gain
+        out[p, 4] = knocked
+        out[p, 5] = 1.0 if p == knocker else 0.0
+        out[p, 6] = still[p]
+        out[p, 7] = progress
+        out[p, 8] = stock_left
+        out[p, 9] = v[p] * progress
+        out[p, 10] = v[p] * knocked
+        out[p, 11] = v[p] - best if best > -1e9 else 0.0
+        out[p, 12] = v[p] - worst if worst < 1e9 else 0.0
+
+
+@njit(cache=True)
+def _chances(
+    f: np.ndarray,
+    active: np.ndarray,
+    linear: np.ndarray,
+    hidden: np.ndarray,
+    bias: np.ndarray,
+    out_w: np.ndarray,
+    chances: np.ndarray,
+) -> None:
+    """Each seat's chance to lose the round into ``chances`` (0 for a seat not dealt in)."""
+    n = f.shape[0]
+    top_z = -1e300
+    z = np.zeros(n)
+    for p in range(n):
+        if not active[p]:
+            continue
+        x = 0.0
+        for j in range(f.shape[1]):
+            x += linear[j] * f[p, j]
+        for u in range(bias.shape[0]):
+            a = bias[u]
+            for j in range(f.shape[1]):
+                a += hidden[u, j] * f[p, j]
+            x += out_w[u] * np.tanh(a)
+        z[p] = x
+        top_z = max(top_z, x)
+    total = 0.0
+    for p in range(n):
+        chances[p] = np.exp(z[p] - top_z) if active[p] else 0.0
+        total += chances[p]
+    for p in range(n):
+        chances[p] /= total
+
+
+@njit(cache=True)
+def _add_luck(
+    values: np.ndarray,
+    hands: np.ndarray,
+    active: np.ndarray,
     top: int,
+    progress: float,
+    knocker: int,
+    still: np.ndarray,
+    stock_left: float,
     seat: int,
     cards: np.ndarray,
+    linear: np.ndarray,
+    hidden: np.ndarray,
+    bias: np.ndarray,
+    out_w: np.ndarray,
     scale: float,
     win_after: np.ndarray,
     lost: np.ndarray,
@@ -121,89 +264,74 @@ def _add_luck(
 ) -> None:
     """Add one chance event's luck to ``lost`` and ``wins`` (by seat, in place).
 
-    ``hands`` ``(n, 4)`` (a missing fourth card -1). Without ``cards``, the event is the
-    deal that left these hands: each seat dealt in expects one chance in the seats dealt
-    in to lose. With ``cards`` (the stock, its last card on top), ``seat`` draws: the
-    chances with each card drawn, their mean expected and the top card's had.
+    Without ``cards`` the event is the deal that left ``hands``: each seat dealt in
+    expects one chance in the seats dealt in to lose. With ``cards`` (the stock, its
+    last card on top) ``seat`` draws: the chances with each card drawn, their mean
+    expected and the top card's had (``still`` and ``stock_left`` as after the draw).
     ``win_after[j, i]``: seat ``i``'s chance to win the game when ``j`` loses the round."""
     n = hands.shape[0]
-    knocked = 1.0 if knocker >= 0 else 0.0
-    logits = np.zeros(n)
-    dealt_in = 0
-    for p in range(n):
-        if not active[p]:
-            continue
-        dealt_in += 1
-        h = hands[p]
-        value = _best3(values, h[0], h[1], h[2], h[3]) / 10.0
-        four = 1.0 if h[3] >= 0 else 0.0
-        gain = 0.0
-        if h[3] < 0 and top >= 0:
-            gain = _best3(values, h[0], h[1], h[2], top) / 10.0 - value
-        logits[p] = _logit(weights, value, progress, knocked, p == knocker, four, gain)
-    k = max(1, cards.size)
-    had = np.zeros(n)
-    expected = np.zeros(n)
+    f = np.zeros((n, linear.shape[0]))
     chances = np.zeros(n)
+    expected = np.zeros(n)
+    k = max(1, cards.size)
+    h = hands.copy()
     for r in range(k):
-        z = logits.copy()
         if cards.size:
-            h = hands[seat]
-            z[seat] = _logit(
-                weights,
-                _best3(values, h[0], h[1], h[2], cards[r]) / 10.0,
-                progress,
-                knocked,
-                seat == knocker,
-                1.0,
-                0.0,
-            )
-        top_z = -1e300
+            h[seat, 3] = cards[r]
+        features(values, h, active, top, progress, knocker, still, stock_left, f)
+        _chances(f, active, linear, hidden, bias, out_w, chances)
         for p in range(n):
-            if active[p] and z[p] > top_z:
-                top_z = z[p]
-        total = 0.0
-        for p in range(n):
-            chances[p] = np.exp(z[p] - top_z) if active[p] else 0.0
-            total += chances[p]
-        for p in range(n):
-            chances[p] /= total
             expected[p] += chances[p] / k
-        if r == k - 1:
-            had[:] = chances
     if not cards.size:
+        dealt_in = 0
+        for p in range(n):
+            dealt_in += 1 if active[p] else 0
         for p in range(n):
             expected[p] = 1.0 / dealt_in if active[p] else 0.0
-    for p in range(n):
-        d = had[p] - expected[p]
+    for p in range(n):  # chances: the last row's, the top card's (or the deal's)
+        d = chances[p] - expected[p]
         lost[p] += scale * d
         for i in range(n):
             wins[i] += d * win_after[p, i]
 
 
-@njit(cache=True, inline="always")
-def _logit(
-    weights: np.ndarray,
-    value: float,
-    progress: float,
-    knocked: float,
-    is_knocker: bool,
-    four: float,
-    gain: float,
-) -> float:
-    """The model's logit of one seat (the features of :data:`FEATURES`, weighed)."""
-    k = 1.0 if is_knocker else 0.0
-    return (
-        weights[0] * value
-        + weights[1] * value * progress
-        + weights[2] * value * knocked
-        + weights[3] * k
-        + weights[4] * k * value
-        + weights[5] * four
-        + weights[6] * value * value
-        + weights[7] * gain
-        + weights[8] * gain * (1.0 - knocked)
-    )
+def state_arrays(s: GameState, drawn: bool = False) -> tuple:
+    """What the kernels read of ``s``: ``(values, hands, active, top, progress,
+    knocker, still, stock_left)``; with ``drawn``, as after the seat to act draws from
+    the stock (it has had its turn, the stock has a card less)."""
+    n = s.num_players
+    hands = np.full((n, 4), -1, dtype=np.int64)
+    for p in range(n):
+        hand = s.hands[p]
+        hands[p, : len(hand)] = hand
+    active = np.array(s.active, dtype=np.bool_)
+    still = np.zeros(n)
+    if s.knocker >= 0:
+        p = s.current if (s.phase == DRAW and not drawn) else _next(s.active, s.current)
+        while p != s.knocker:
+            still[p] = 1.0
+            p = _next(s.active, p)
+    progress = min(s.turn / (3.0 * int(active.sum())), 2.0)
+    top = s.discard[-1] if s.discard else -1
+    stock_left = (len(s.stock) - (1 if drawn else 0)) / len(s.rules.deck_cards)
+    return _value_array(s.hand_values), hands, active, top, progress, s.knocker, still, stock_left
+
+
+def _next(active: list[bool], seat: int) -> int:
+    n = len(active)
+    seat = (seat + 1) % n
+    while not active[seat]:
+        seat = (seat + 1) % n
+    return seat
+
+
+def state_features(s: GameState) -> tuple[np.ndarray, np.ndarray]:
+    """Every seat's :data:`FEATURES` in ``s`` ``(n, F)`` and the seats dealt in: what the
+    model sees (for fitting it)."""
+    values, hands, active, top, progress, knocker, still, stock_left = state_arrays(s)
+    out = np.zeros((s.num_players, NUM_FEATURES))
+    features(values, hands, active, top, progress, knocker, still, stock_left, out)
+    return out, active
 
 
 class LuckObserver:
@@ -216,7 +344,6 @@ class LuckObserver:
         "model",
         "n",
         "weights",
-        "values",
         "lost",
         "wins",
         "_win_after",
@@ -227,8 +354,7 @@ class LuckObserver:
     def __init__(self, model: LuckModel, state: GameState, inner: Any = None) -> None:
         self.model = model
         self.n = state.num_players
-        self.weights = np.asarray(model.weights, dtype=np.float64)
-        self.values = _value_array(state.hand_values)
+        self.weights = model.arrays()
         self.lost = np.zeros(self.n)
         self.wins = np.zeros(self.n)
         self._inner = inner
@@ -242,17 +368,9 @@ class LuckObserver:
     def _add(self, s: GameState, seat: int = -1, cards: np.ndarray = _NO_CARDS) -> None:
         """:func:`_add_luck` of the event that left ``s`` (the deal), or of ``seat``'s
         draw of the top of ``cards`` (the stock)."""
-        n = self.n
-        hands = np.full((n, 4), -1, dtype=np.int64)
-        for p in range(n):
-            hand = s.hands[p]
-            hands[p, : len(hand)] = hand
-        active = np.array(s.active, dtype=np.bool_)
-        progress = min(s.turn / (3.0 * int(active.sum())), 2.0)
-        top = s.discard[-1] if s.discard else -1
         _add_luck(
-            self.values, self.weights, hands, active, progress, s.knocker, top, seat, cards,
-            self.model.scale, self._win_after, self.lost, self.wins,
+            *state_arrays(s, drawn=bool(cards.size)), seat, cards, *self.weights, self.model.scale,
+            self._win_after, self.lost, self.wins,
         )  # fmt: skip
 
     # -- events -------------------------------------------------------------------------
