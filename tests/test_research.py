@@ -19,7 +19,7 @@ from thirtyone_env.game.engine import apply_action, legal_mask
 from thirtyone_env.harness.driver import encodings_of, player_move
 from thirtyone_env.research import aggregate, folder
 from thirtyone_env.research.config import StudyConfig
-from thirtyone_env.research.labelling import COLUMNS
+from thirtyone_env.research.labelling import COLUMNS, regret
 from thirtyone_env.research.oracle import gains, hand_rng, measure
 from thirtyone_env.research.questions import options
 from thirtyone_env.research.study import run_jobs
@@ -112,12 +112,14 @@ def small(**kw) -> StudyConfig:
 def test_a_study_is_the_same_on_one_and_two_workers(question):
     one = run_jobs(small(question=question, workers=1), agents.from_spec)
     two = run_jobs(small(question=question, workers=2), agents.from_spec)
-    assert one == two
+    assert pd.DataFrame(one).equals(pd.DataFrame(two))  # nan (a regret with no value) equals nan here
     df = pd.DataFrame(one, columns=list(COLUMNS))
     assert df.groupby(["game", "round", "turn"]).ngroups == 230
     assert set(df["question"]) == {question} and (df["seat"] == 0).all()
     assert df["se"].notna().all() and (df["rollouts"] == 4).all()
-    assert folder.read_rows(folder.write_rows(one)) == one  # the CSV reads back exactly
+    assert pd.DataFrame(folder.read_rows(folder.write_rows(one))).equals(
+        pd.DataFrame(one)
+    )  # read back exactly
 
 
 def test_knock_rows_agree_with_the_players_own_moves():
@@ -137,7 +139,7 @@ def test_a_study_by_the_win_objective_measures_the_same_decisions_in_chances():
     win = pd.DataFrame(
         run_jobs(small(decisions=120, objective="win"), agents.from_spec), columns=list(COLUMNS)
     )
-    same = [c for c in COLUMNS if c not in ("gain", "se")]
+    same = [c for c in COLUMNS if c not in ("gain", "se", "regret")]
     assert lives[same].equals(win[same])
     assert not np.allclose(lives["gain"], win["gain"])
     # the same outcomes valued two ways: related (0.67 here), not the same (last lives, eliminations)
@@ -368,3 +370,26 @@ def test_an_open_interval_prints_as_words():
     assert interval(float("-inf"), 26.0, ".1f") == "[no lower bound, 26.0]"
     assert interval(float("nan"), float("nan"), ".1f") == "[-, -]"  # no data, no point
     assert interval(24.5, 25.5, ".1f", point=25.0) == "[24.5, 25.5]"
+
+
+def test_regret_is_picked_on_one_half_of_the_play_outs_and_measured_on_the_other():
+    values = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [-1.0, -1.0, -1.0, -1.0]])
+    assert regret(values, 0) == 1.0 and regret(values, 1) == 0.0 and regret(values, 2) == 2.0
+    # noise alone: the option that looks best on one half is measured on the other, so
+    # the mean regret of a choice among equal options is zero, not the noise's maximum
+    rng = np.random.default_rng(0)
+    losses = [regret(rng.normal(size=(3, 16)), 0) for _ in range(4000)]
+    assert abs(np.mean(losses)) < 4 * np.std(losses) / np.sqrt(len(losses))
+    assert np.isnan(regret(values[:, :1], 0)) and np.isnan(regret(values, -1))
+
+
+def test_a_studys_regret_is_one_value_a_decision_summed_up_by_turn():
+    df = pd.DataFrame(
+        run_jobs(small(question="knock", decisions=60), agents.from_spec), columns=list(COLUMNS)
+    )
+    per_decision = df.groupby(["game", "round", "turn"])["regret"].nunique(dropna=False)
+    assert (per_decision == 1).all()
+    table = aggregate.regret(df)
+    assert table["decisions"].iloc[0] == 60 and np.isfinite(table["regret"].iloc[0])
+    by_turn = aggregate.regret(df, ("turn",))
+    assert by_turn["decisions"].sum() == 60

@@ -245,6 +245,19 @@ def choices(df: pd.DataFrame, by: Sequence[str] = ("player",), alternative: str 
     return pd.DataFrame(out, columns=[*by, *cols])
 
 
+def regret(df: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """The player's mean loss a decision against the oracle's best option (the
+    ``regret`` column, one value a decision), per ``by`` group: decisions, regret, se,
+    low, high. Zero: its choices are the best the oracle measures; the more, the more
+    it gives away there (in the study's objective: lives a decision)."""
+    one = df.drop_duplicates(["game", "round", "turn"]) if len(df) else df
+    one = one[np.isfinite(one["regret"].to_numpy(float))] if len(one) else one
+    out = []
+    for key, g in _groups(one, by):
+        out.append((*key, len(g), *_mean_ci(g["regret"].to_numpy(float))))
+    return pd.DataFrame(out, columns=[*by, "decisions", "regret", "se", "low", "high"])
+
+
 def _value_bands(values: pd.Series, width: float) -> pd.Series:
     return (np.floor(values.to_numpy() / width) * width).astype(float)
 

@@ -41,6 +41,7 @@ _TYPES: dict[str, Any] = {
     "value": float,
     "gain": float,
     "se": float,
+    "regret": float,
     "score": lambda x: float(x) if "." in x else int(x),
 }
 

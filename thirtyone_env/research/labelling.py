@@ -46,6 +46,7 @@ COLUMNS = (
     "gain",
     "se",
     "rollouts",
+    "regret",
 )
 #: Games per job at most (game ids are ``job * GAMES_PER_JOB + game``).
 GAMES_PER_JOB = 100_000
@@ -89,16 +90,36 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
                 )
                 hand(rng)  # the game's generator back to the players
                 gain, se = gains(values)
+                labels = [base_label, *(label for label, _ in found.alternatives)]
+                loss = regret(values, labels.index(found.own) if found.own in labels else -1)
                 context = _context(s, seat, job * GAMES_PER_JOB + g, config.table[seat])
                 for (label, _), d, e in zip(found.alternatives, gain, se, strict=True):
                     rows.append(
                         (*context, config.question, found.own, base_label, label, found.own == label)
-                        + (float(d), float(e), config.rollouts)
+                        + (float(d), float(e), config.rollouts, loss)
                     )
                 measured += 1
                 i += 1
             table.play(own)
     raise RuntimeError(f"job {job} found fewer than {size} decisions in {GAMES_PER_JOB:,} games")
+
+
+def regret(values: np.ndarray, chosen: int) -> float:
+    """What the player's choice (row ``chosen`` of the oracle's ``values``: options by
+    play-outs) lost against the best option, measured so that the play-outs' noise does
+    not inflate it: the best option is picked on one half of the play-outs and the
+    difference measured on the other, both ways round, averaged. It estimates the loss
+    against the option the oracle would pick (no more than the loss against the truly
+    best one); ``nan`` with fewer than two play-outs or a choice outside the options."""
+    k = values.shape[1]
+    if chosen < 0 or k < 2:
+        return float("nan")
+    halves = (values[:, : k // 2], values[:, k // 2 :])
+    total = 0.0
+    for pick, measure_on in (halves, halves[::-1]):
+        best = int(np.argmax(pick.mean(axis=1)))
+        total += float((measure_on[best] - measure_on[chosen]).mean())
+    return total / 2
 
 
 def _checked(action: Any, mask: np.ndarray, spec: str, seat: int) -> int:

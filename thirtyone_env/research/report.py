@@ -35,6 +35,8 @@ def summarize(config: StudyConfig, df: pd.DataFrame) -> dict[str, Any]:
     else:
         out["switch_by_turn"] = _records(aggregate.switch_by_turn(df))
         out["switch"] = _records(aggregate.switch_by_turn(df, ()))[0] if len(df) else {}
+    out["regret"] = _records(aggregate.regret(df))[0] if len(df) else {}
+    out["regret_by_turn"] = _records(aggregate.regret(df, ("turn",)))
     return out
 
 
@@ -120,4 +122,10 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
                 f"{_fmt(r['made_high'], '+.3f')}], the best it passed up {_fmt(r['passed_gain'], '+.3f')} "
                 f"[{_fmt(r['passed_low'], '+.3f')}, {_fmt(r['passed_high'], '+.3f')}] lives a round"
             )
+    r = summary.get("regret") or {}
+    if r:
+        lines.append(
+            f"regret (its choice against the oracle's best option, a decision): {_fmt(r['regret'], '.4f')} "
+            f"[{_fmt(r['low'], '.4f')}, {_fmt(r['high'], '.4f')}] over {r['decisions']:,} decisions"
+        )
     return lines
