@@ -104,6 +104,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="play the gauntlet of this player instead: every table of agents.gauntlet twice, with it and "
         "with expert in the same seat on the same deals (paired differences, 95%% CIs)",
     )
+    what.add_argument(
+        "--exploit",
+        metavar="SPEC",
+        help="train a best response against --seats - 1 frozen copies of this player for --time-limit seconds "
+        "(the default recipe at that table) and measure its margin over the player itself in that seat: a "
+        "lower bound on how exploitable the player is, with its learning curve",
+    )
+    what.add_argument(
+        "--card",
+        metavar="SPEC",
+        help="the strength card of this player: its gauntlet (luck taken out), an exploiter's margin over it "
+        "(--time-limit of training), its decision regret against the research oracle and its OpenSkill "
+        "rating at a reference table, as card.md, card.png and card.json",
+    )
+    p.add_argument(
+        "--decisions",
+        type=int,
+        default=None,
+        help="with --card: decisions measured for each regret question (default 400)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="with --exploit or --card: seconds of the exploiter's training (default 1800)",
+    )
     p.add_argument(
         "--names",
         nargs="+",
@@ -249,9 +275,16 @@ def backend_of(args: argparse.Namespace) -> Backend:
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TournamentConfig:
     """Validate everything before any game is played; errors exit with code 2."""
-    for option, value in (("--seats", args.seats), ("--tables", args.tables)):
+    for option, value in (
+        ("--seats", args.seats),
+        ("--tables", args.tables),
+        ("--time-limit", args.time_limit),
+        ("--decisions", args.decisions),
+    ):
         if value is not None:
-            parser.error(f"{option} belongs to --gauntlet; a tournament seats one player per --players spec")
+            parser.error(
+                f"{option} belongs to --gauntlet, --exploit or --card; a tournament seats one player per --players spec"
+            )
     if args.games is None:
         args.games = TOURNAMENT_GAMES
     check_counts(parser, args)
@@ -345,6 +378,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.gauntlet is not None:
         return gauntlet_main(parser, args)
+    if args.exploit is not None:
+        return exploit_main(parser, args)
+    if args.card is not None:
+        return card_main(parser, args)
     config = check_args(parser, args)
     out = results_dir(args, config)
     try:
@@ -489,6 +526,9 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
 def check_gauntlet_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Validate a gauntlet run before any game (the candidate and every opponent can
     sit at the table, the tables exist); errors exit with code 2."""
+    for option, value in (("--time-limit", args.time_limit), ("--decisions", args.decisions)):
+        if value is not None:
+            parser.error(f"{option} belongs to --exploit or --card; a gauntlet plays --games a table")
     if args.record is not None:
         parser.error("--record belongs to tournaments (--players); a gauntlet keeps no game records")
     if args.games is None:
@@ -613,6 +653,188 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
         f"{total:,} games in {elapsed:.1f}s\nresults: {out}/results.json, {out}/gauntlet.md, {out}/gauntlet.png"
     )
     return 0
+
+
+# -- the exploiter ----------------------------------------------------------------------
+
+#: Games of the exploiter's final comparison unless ``--games`` says otherwise.
+EXPLOIT_GAMES = 2000
+
+
+def check_exploit_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The exploit's configuration, everything checked before any training or game
+    (the player can sit at the table, the time limit fits one update, the recipe and
+    its players); errors exit with code 2."""
+    for option, value in (
+        ("--record", args.record),
+        ("--tables", args.tables),
+        ("--names", args.names),
+        ("--decisions", args.decisions),
+    ):
+        if value is not None:
+            parser.error(f"{option} does not go with --exploit")
+    if args.plain:
+        parser.error("--plain does not go with --exploit: its comparisons take the luck out where they can")
+    if args.games is None:
+        args.games = EXPLOIT_GAMES
+    if args.seats is None:
+        args.seats = GAUNTLET_SEATS
+    check_counts(parser, args)
+    try:
+        from training.exploit import ExploitConfig, check
+
+        config = ExploitConfig(
+            args.exploit,
+            args.seats,
+            args.rules,
+            1800.0 if args.time_limit is None else args.time_limit,
+            args.games,
+            args.seed,
+            max(1, args.workers),
+        )
+        check(config)
+    except ImportError as e:
+        parser.error(f"--exploit trains a model and needs the training extra (pip install -e .[train]): {e}")
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+    return config
+
+
+def exploit_dir(args: argparse.Namespace) -> Path:
+    """``--out``, or ``results/<rules>-exploit_<seats>p_<spec>-s<seed>``: an interrupted
+    exploit there is gone on with."""
+    name = default_out_name(args.rules, ("exploit", f"{args.seats}p", args.exploit), args.seed)
+    return args.out or Path("results") / name
+
+
+def check_exploit_out(out: Path) -> None:
+    """A folder holding finished results (an exploit's or any other run's) is never
+    replaced; one holding an interrupted exploit run is gone on with."""
+    for name in ("exploit.json", "results.json"):
+        if (out / name).is_file():
+            raise ValueError(
+                f"--out {out} holds the results of an earlier run ({name}): refusing to replace them "
+                "(give another --out, or remove that folder)"
+            )
+    check_out_dir(out)
+
+
+def exploit_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Check, claim the results folder, train and measure the exploiter."""
+    config = check_exploit_args(parser, args)
+    out = exploit_dir(args)
+    try:
+        check_exploit_out(out)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+
+    def body() -> int:
+        with Claim([(out, "--out")]) as claim:
+            check_exploit_out(out)
+            code = play_exploit(args, config, out)
+            claim.done = code == 0
+            return code
+
+    return run_command(PROG, "the exploit", body)
+
+
+def play_exploit(args: argparse.Namespace, config: Any, out: Path) -> int:
+    """Train and measure; print the summary and write ``exploit.md``, ``exploit.png``
+    and ``exploit.json`` (last) into ``out``."""
+    from training.exploit import plot, run, summary
+
+    make_dir(out)
+    try:
+        result = run(config, out, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: the training so far is kept in {out}; run the same command to go on",
+            file=sys.stderr,
+        )
+        return 130
+    text = summary(result)
+    print(text)
+    plot(result, out / "exploit.png")
+    atomic_write(out / "exploit.md", f"# Exploiter of {config.target}\n\n{text}")
+    print(f"results: {out}/exploit.json, {out}/exploit.md, {out}/exploit.png")
+    return 0
+
+
+# -- the strength card ---------------------------------------------------------------
+
+
+def check_card_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The card's configuration, every part checked before any game; errors exit 2."""
+    for option, value in (("--record", args.record), ("--tables", args.tables), ("--names", args.names)):
+        if value is not None:
+            parser.error(f"{option} does not go with --card")
+    if args.plain:
+        parser.error("--plain does not go with --card: its comparisons take the luck out where they can")
+    if args.games is None:
+        args.games = gl.DEFAULT_GAMES
+    if args.seats is None:
+        args.seats = GAUNTLET_SEATS
+    check_counts(parser, args)
+    try:
+        from training.card import CardConfig, check
+
+        config = CardConfig(
+            args.card,
+            args.seats,
+            args.rules,
+            args.games,
+            400 if args.decisions is None else args.decisions,
+            16,
+            1800.0 if args.time_limit is None else args.time_limit,
+            args.seed,
+            max(1, args.workers),
+        )
+        check(config)
+    except ImportError as e:
+        parser.error(
+            f"--card trains an exploiter and needs the training extra (pip install -e .[train]): {e}"
+        )
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+    return config
+
+
+def card_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Check, claim the results folder, measure and write the card."""
+    config = check_card_args(parser, args)
+    out = args.out or Path("results") / default_out_name(
+        args.rules, ("card", f"{args.seats}p", args.card), args.seed
+    )
+    try:
+        for name in ("card.json", "results.json", "exploit.json"):
+            if (out / name).is_file():
+                raise ValueError(
+                    f"--out {out} holds the results of an earlier run ({name}): refusing to replace them"
+                )
+        check_out_dir(out)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+
+    def body() -> int:
+        from training.card import make, write
+
+        with Claim([(out, "--out")]) as claim:
+            start = time.perf_counter()
+            try:
+                card = make(config, out, progress=not args.no_progress)
+            except KeyboardInterrupt:
+                print(
+                    f"interrupted: the parts measured so far are kept in {out}; run the same command to go on"
+                )
+                return 130
+            write(card, out)
+            print(
+                f"card of {config.spec} in {time.perf_counter() - start:.0f}s: {out}/card.md, {out}/card.png"
+            )
+            claim.done = True
+            return 0
+
+    return run_command(PROG, "the card", body)
 
 
 if __name__ == "__main__":
