@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 BLOCK = re.compile(r"^( *)```(python|sh|toml|json)\n(.*?)^\1```", re.S | re.M)
 #: commands a test cannot run as printed: the two commands themselves, servers, the
-#: terminal game (it waits for a person), make targets that run for minutes, a Ray
-#: cluster's or RLlib's own environment, placeholders for a run of the reader's, and
-#: tools other than this project's
+#: terminal game (it waits for a person), make targets and exploiters that train for
+#: minutes, a Ray cluster's or RLlib's own environment, placeholders for a run of the
+#: reader's, and tools other than this project's
 NOT_RUN = re.compile(
     r"^(make |python -m apps\.play|ray |export |tensorboard |\.venv-rllib/)"
-    r"|<|--cluster ray|--resume|--sweep|benchmarks/learning\.py|=results/learning/runs/"
+    r"|<|--cluster ray|--resume|--sweep|--exploit|--card|benchmarks/learning\.py|=results/learning/runs/"
 )
 
 
