@@ -661,36 +661,35 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
 EXPLOIT_GAMES = 2000
 
 
+def check_trained_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, flag: str, games: int, refused: tuple[str, ...]
+) -> None:
+    """What ``--exploit`` and ``--card`` check alike: options that do not go with
+    ``flag`` (``refused``, and ``--plain``), ``--games`` (default ``games``) and
+    ``--seats`` defaults, the counts; errors exit with code 2."""
+    for option in ("--record", "--tables", "--names", *refused):
+        if getattr(args, option[2:].replace("-", "_")) is not None:
+            parser.error(f"{option} does not go with {flag}")
+    if args.plain:
+        parser.error(f"--plain does not go with {flag}: its comparisons take the luck out where they can")
+    if args.games is None:
+        args.games = games
+    if args.seats is None:
+        args.seats = GAUNTLET_SEATS
+    check_counts(parser, args)
+
+
 def check_exploit_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The exploit's configuration, everything checked before any training or game
     (the player can sit at the table, the time limit fits one update, the recipe and
     its players); errors exit with code 2."""
-    for option, value in (
-        ("--record", args.record),
-        ("--tables", args.tables),
-        ("--names", args.names),
-        ("--decisions", args.decisions),
-    ):
-        if value is not None:
-            parser.error(f"{option} does not go with --exploit")
-    if args.plain:
-        parser.error("--plain does not go with --exploit: its comparisons take the luck out where they can")
-    if args.games is None:
-        args.games = EXPLOIT_GAMES
-    if args.seats is None:
-        args.seats = GAUNTLET_SEATS
-    check_counts(parser, args)
+    check_trained_args(parser, args, "--exploit", EXPLOIT_GAMES, ("--decisions",))
     try:
         from training.exploit import ExploitConfig, check
 
+        limit = 1800.0 if args.time_limit is None else args.time_limit
         config = ExploitConfig(
-            args.exploit,
-            args.seats,
-            args.rules,
-            1800.0 if args.time_limit is None else args.time_limit,
-            args.games,
-            args.seed,
-            max(1, args.workers),
+            args.exploit, args.seats, args.rules, limit, args.games, args.seed, max(1, args.workers)
         )
         check(config)
     except ImportError as e:
@@ -765,16 +764,7 @@ def play_exploit(args: argparse.Namespace, config: Any, out: Path) -> int:
 
 def check_card_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The card's configuration, every part checked before any game; errors exit 2."""
-    for option, value in (("--record", args.record), ("--tables", args.tables), ("--names", args.names)):
-        if value is not None:
-            parser.error(f"{option} does not go with --card")
-    if args.plain:
-        parser.error("--plain does not go with --card: its comparisons take the luck out where they can")
-    if args.games is None:
-        args.games = gl.DEFAULT_GAMES
-    if args.seats is None:
-        args.seats = GAUNTLET_SEATS
-    check_counts(parser, args)
+    check_trained_args(parser, args, "--card", gl.DEFAULT_GAMES, ())
     try:
         from training.card import CardConfig, check
 
