@@ -15,7 +15,8 @@ import pytest
 import agents
 from agents.gauntlet import run_gauntlet
 from thirtyone_env.game.actions import DRAW_STOCK
-from thirtyone_env.game.engine import ROUND_OVER, apply_action, legal_actions, new_game
+from thirtyone_env.game.engine import ROUND_OVER, apply_action, legal_actions, legal_mask, new_game
+from thirtyone_env.game.policies import RandomPolicy
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
@@ -161,3 +162,35 @@ def test_plain_leaves_the_luck_in(tmp_path):
     (p,) = plain["paired_differences"]
     assert d["luck"] and d["plain_diff"] == p["diff"] and d["diff"] != p["diff"]
     assert (out / "games.csv").read_bytes() == (tmp_path / "plain" / "games.csv").read_bytes()
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+def test_the_luck_of_a_sampled_move_averages_exactly_zero_over_the_moves_it_could_draw(seed):
+    """A player that samples its move from chances it tells (``random``): over the moves
+    it could have drawn, weighted by their chances, the luck of its draw sums to zero."""
+    for moves in (9, 10):  # a draw decision, then a discard decision
+        s = _mid_round(seed, moves=moves)
+        mask = legal_mask(s)
+        chances = mask / mask.sum()
+        total_lost, total_wins = np.zeros(4), np.zeros(4)
+        for a in np.flatnonzero(mask):
+            luck = LuckObserver(default_model(), s, sampled={s.current: lambda state, c=chances: c})
+            luck.dealt(s)
+            luck.lost[:] = luck.wins[:] = 0.0
+            luck._move_luck(s, int(a), chances)
+            total_lost += chances[a] * luck.lost
+            total_wins += chances[a] * luck.wins
+        assert np.abs(total_lost).max() < 1e-12 and np.abs(total_wins).max() < 1e-12
+
+
+def test_a_random_players_moves_are_corrected_and_its_games_unchanged():
+    players = ("expert", "random", "greedy")
+    plain = run_tournament(TournamentConfig(players, 24, "standard", 8, luck=False), agents.from_spec)
+    measured = run_tournament(TournamentConfig(players, 24, "standard", 8), agents.from_spec)
+    assert [(g.wins, g.rows) for g in plain] == [(g.wins, g.rows) for g in measured]
+    assert RandomPolicy().move_probabilities(None, np.array([1, 0, 1, 1], np.int8)).tolist() == [
+        1 / 3,
+        0,
+        1 / 3,
+        1 / 3,
+    ]

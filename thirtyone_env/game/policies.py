@@ -45,6 +45,12 @@ class RandomPolicy:
             raise ValueError("no legal action in the mask")
         return int(legal[self.rng.integers(legal.size)])
 
+    def move_probabilities(self, observation: Any, action_mask: np.ndarray) -> np.ndarray:
+        """The chance of each action under :meth:`act` (uniform over the legal ones): an
+        evaluator takes the luck of the sampled move out of a tournament's estimates."""
+        mask = np.asarray(action_mask, dtype=np.float64)
+        return mask / mask.sum()
+
 
 class GreedyPolicy:
     """The greedy baseline, and the env's default opponent.

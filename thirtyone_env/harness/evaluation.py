@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from thirtyone_env.game.encoding import ObsLayout
-from thirtyone_env.game.engine import new_game
+from thirtyone_env.game.engine import legal_mask, new_game
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import TurnRecorder, player_round_records
-from thirtyone_env.harness.driver import NOBODY, Table, reset_players
+from thirtyone_env.harness.driver import NOBODY, Table, observe, reset_players
 from thirtyone_env.harness.luck import LuckObserver, default_model
 from thirtyone_env.harness.luck import applies as luck_applies
 from thirtyone_env.harness.parallel import Backend, ordered_map
@@ -196,7 +196,11 @@ def play_deal_set(
         outcome.switches_by_turn = [[0] * MAX_TURN_BIN for _ in range(n)]
         recorder = TurnRecorder(game_index, [config.players[player_at[seat]] for seat in range(n)])
         state = new_game(rules, n, rng, dealer=n - 1, deck=decks[0])
-        luck = LuckObserver(default_model(), state, recorder) if measure_luck else None
+        luck = (
+            LuckObserver(default_model(), state, recorder, sampled_moves(policies, layout))
+            if measure_luck
+            else None
+        )
         settled = _round_recorder(outcome, out_round, recorder, player_at, game_index, rotation)
         table = Table(
             state,
@@ -233,6 +237,27 @@ def play_deal_set(
     if config.record_dir:
         write_lines(Path(config.record_dir) / deal_file_name(deal), lines)
     return outcomes
+
+
+def sampled_moves(policies: Sequence[Any], layout: ObsLayout) -> dict[int, Callable[[Any], np.ndarray]]:
+    """By seat, for the players that say with what chance they play each move
+    (``move_probabilities(observation, mask)``, and sample from it): the chances in a
+    state, so the luck of their sampled moves is measured too."""
+    out = {}
+    for seat, policy in enumerate(policies):
+        probabilities = getattr(policy, "move_probabilities", None)
+        if callable(probabilities):
+            encoding = getattr(policy, "obs_encoding", "view")
+
+            def chances(
+                s: Any, seat: int = seat, probabilities: Any = probabilities, encoding: str = encoding
+            ) -> np.ndarray:
+                return np.asarray(
+                    probabilities(observe(s, seat, encoding, layout), legal_mask(s)), dtype=np.float64
+                )
+
+            out[seat] = chances
+    return out
 
 
 def deal_file_name(deal: int) -> str:

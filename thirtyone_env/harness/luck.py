@@ -14,8 +14,11 @@ stock; a draw's outcome is uniform over the stock's cards (its order is hidden f
 every player, and a reshuffle leaves it uniform), so its expectation is exact. The
 deal's is exact too: :class:`LuckModel` treats the seats dealt in alike, so over all
 deals each one's chance to lose the round is the same (one over the seats dealt in).
-Moves are decisions, not luck, and nothing else is corrected: a table without stock
-draws (Switch, Stop the Bus) or scored in points or chips keeps its plain estimate.
+Moves are decisions, not luck, except where a player samples its move from chances it
+tells (``move_probabilities(observation, mask)``, as ``random`` does): there the move
+drawn is a chance event too, its value less the chance-weighted mean over the moves it
+could have drawn. Nothing else is corrected: a table without stock draws (Switch, Stop
+the Bus) or scored in points or chips keeps its plain estimate.
 
 The value function is a round-loss model (:class:`LuckModel`, plain numbers in
 ``luck_model.json``): each seat dealt in loses the round with a chance that a small
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -43,7 +47,8 @@ from numba import njit
 
 from thirtyone_env.game.actions import DRAW_STOCK
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
-from thirtyone_env.game.engine import GameState
+from thirtyone_env.game.engine import GameState, apply_action
+from thirtyone_env.game.positions import clone_state
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.state import DRAW
 from thirtyone_env.harness.equity import check_win_objective, win_chance
@@ -68,6 +73,9 @@ NUM_FEATURES = len(FEATURES)
 #: The packaged model: fitted by ``benchmarks/luck_model.py`` (its file says how).
 MODEL_FILE = Path(__file__).with_name("luck_model.json")
 _NO_CARDS = np.zeros(0, dtype=np.int64)
+#: The generator a valued move is played with on a copy (a turn that starts on an empty
+#: stock reshuffles it; the model does not read the stock's order).
+_NO_RNG = np.random.default_rng(0)
 
 
 @dataclass(frozen=True)
@@ -242,6 +250,45 @@ def _chances(
 
 
 @njit(cache=True)
+def _mean_and_last(
+    values: np.ndarray,
+    hands: np.ndarray,
+    active: np.ndarray,
+    top: int,
+    progress: float,
+    knocker: int,
+    still: np.ndarray,
+    stock_left: float,
+    seat: int,
+    cards: np.ndarray,
+    linear: np.ndarray,
+    hidden: np.ndarray,
+    bias: np.ndarray,
+    out_w: np.ndarray,
+    mean: np.ndarray,
+    last: np.ndarray,
+) -> None:
+    """Each seat's chance to lose the round: with ``cards`` (the stock, its last card
+    on top) ``seat`` draws one, ``mean`` the chances over every card it could draw and
+    ``last`` those with the top card (``still`` and ``stock_left`` as after the draw);
+    without, both the chances of ``hands`` as they are. ``hands`` ``(n, 4)``, a
+    missing fourth card -1."""
+    n = hands.shape[0]
+    f = np.zeros((n, linear.shape[0]))
+    k = max(1, cards.size)
+    h = hands.copy()
+    for p in range(n):
+        mean[p] = 0.0
+    for r in range(k):
+        if cards.size:
+            h[seat, 3] = cards[r]
+        features(values, h, active, top, progress, knocker, still, stock_left, f)
+        _chances(f, active, linear, hidden, bias, out_w, last)
+        for p in range(n):
+            mean[p] += last[p] / k
+
+
+@njit(cache=True)
 def _add_luck(
     values: np.ndarray,
     hands: np.ndarray,
@@ -266,30 +313,36 @@ def _add_luck(
 
     Without ``cards`` the event is the deal that left ``hands``: each seat dealt in
     expects one chance in the seats dealt in to lose. With ``cards`` (the stock, its
-    last card on top) ``seat`` draws: the chances with each card drawn, their mean
-    expected and the top card's had (``still`` and ``stock_left`` as after the draw).
-    ``win_after[j, i]``: seat ``i``'s chance to win the game when ``j`` loses the round."""
+    last card on top) ``seat`` draws: the mean chances over every card expected, the
+    top card's had (:func:`_mean_and_last`). ``win_after[j, i]``: seat ``i``'s chance
+    to win the game when ``j`` loses the round."""
     n = hands.shape[0]
-    f = np.zeros((n, linear.shape[0]))
-    chances = np.zeros(n)
     expected = np.zeros(n)
-    k = max(1, cards.size)
-    h = hands.copy()
-    for r in range(k):
-        if cards.size:
-            h[seat, 3] = cards[r]
-        features(values, h, active, top, progress, knocker, still, stock_left, f)
-        _chances(f, active, linear, hidden, bias, out_w, chances)
-        for p in range(n):
-            expected[p] += chances[p] / k
+    had = np.zeros(n)
+    _mean_and_last(values, hands, active, top, progress, knocker, still, stock_left, seat, cards,
+                   linear, hidden, bias, out_w, expected, had)  # fmt: skip
     if not cards.size:
         dealt_in = 0
         for p in range(n):
             dealt_in += 1 if active[p] else 0
         for p in range(n):
             expected[p] = 1.0 / dealt_in if active[p] else 0.0
-    for p in range(n):  # chances: the last row's, the top card's (or the deal's)
-        d = chances[p] - expected[p]
+    _accumulate(had, expected, scale, win_after, lost, wins)
+
+
+@njit(cache=True)
+def _accumulate(
+    had: np.ndarray,
+    expected: np.ndarray,
+    scale: float,
+    win_after: np.ndarray,
+    lost: np.ndarray,
+    wins: np.ndarray,
+) -> None:
+    """Add the luck ``had - expected`` (chances to lose, by seat) in lives and in wins."""
+    n = had.shape[0]
+    for p in range(n):
+        d = had[p] - expected[p]
         lost[p] += scale * d
         for i in range(n):
             wins[i] += d * win_after[p, i]
@@ -349,15 +402,23 @@ class LuckObserver:
         "_win_after",
         "_wins_measured",
         "_inner",
+        "_sampled",
     )
 
-    def __init__(self, model: LuckModel, state: GameState, inner: Any = None) -> None:
+    def __init__(
+        self,
+        model: LuckModel,
+        state: GameState,
+        inner: Any = None,
+        sampled: dict[int, Callable] | None = None,
+    ) -> None:
         self.model = model
         self.n = state.num_players
         self.weights = model.arrays()
         self.lost = np.zeros(self.n)
         self.wins = np.zeros(self.n)
         self._inner = inner
+        self._sampled = sampled or {}
         self._win_after = np.zeros((self.n, self.n))  # stays zero where the luck in wins is not measured
         try:
             check_win_objective(state.rules, self.n)
@@ -385,7 +446,37 @@ class LuckObserver:
             )
         self._add(s)
 
+    def _value(self, s: GameState, action: int) -> np.ndarray:
+        """The chances to lose after ``action`` in ``s``: after a draw from the stock,
+        their mean over every card it could bring."""
+        mean, last = np.zeros(self.n), np.zeros(self.n)
+        if action == DRAW_STOCK and s.phase == DRAW and s.stock:
+            arrays, seat, cards = state_arrays(s, drawn=True), s.current, np.array(s.stock, dtype=np.int64)
+        else:
+            t = clone_state(s)
+            apply_action(t, action, _NO_RNG)
+            arrays, seat, cards = state_arrays(t), -1, _NO_CARDS
+        _mean_and_last(*arrays, seat, cards, *self.weights, mean, last)
+        return mean
+
+    def _move_luck(self, s: GameState, action: int, probabilities: np.ndarray) -> None:
+        """The luck of a sampled move: its value less the mean over the moves the player
+        could have drawn, weighted by their chances."""
+        expected = np.zeros(self.n)
+        had = None
+        for a in np.flatnonzero(probabilities > 0):
+            v = self._value(s, int(a))
+            expected += probabilities[a] * v
+            if a == action:
+                had = v
+        if had is None:
+            raise ValueError(f"the player sampled {action}, a move its own probabilities give no chance")
+        _accumulate(had, expected, self.model.scale, self._win_after, self.lost, self.wins)
+
     def before(self, s: GameState, seat: int, action: int) -> bool:
+        chances = self._sampled.get(seat)
+        if chances is not None:
+            self._move_luck(s, action, chances(s))
         if action == DRAW_STOCK and s.phase == DRAW and s.stock:
             self._add(s, seat, np.array(s.stock, dtype=np.int64))  # its top card is the one drawn
         inner = self._inner
