@@ -1,8 +1,9 @@
 """Tournament harness speed: rounds per second with greedy players, per worker count.
 
-Usage: ``python benchmarks/harness_speed.py [--games 2000] [--workers 1 2]``.
-Runs the same tournament (duplicate deals, full per-round statistics) with each
-worker count and prints rounds/s and the speed-up.
+Usage: ``python benchmarks/harness_speed.py [--games 2000] [--workers 1 2] [--plain]``.
+Runs the same tournament (duplicate deals, full per-round statistics, each game's luck
+measured unless ``--plain``) with each worker count and prints rounds/s and the
+speed-up.
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--players", nargs="+", default=["greedy"] * 4)
+    parser.add_argument("--plain", action="store_true", help="do not measure the games' luck")
     args = parser.parse_args()
+    luck = "plain" if args.plain else "luck measured"
     print(
-        f"harness: {' '.join(args.players)}, {args.games} games, python {platform.python_version()}, {os.cpu_count()} cpus"
+        f"harness: {' '.join(args.players)}, {args.games} games ({luck}), python {platform.python_version()}, "
+        f"{os.cpu_count()} cpus"
     )
     base = None
     for w in args.workers:
-        config = TournamentConfig(tuple(args.players), args.games, seed=0, workers=w)
+        config = TournamentConfig(tuple(args.players), args.games, seed=0, workers=w, luck=not args.plain)
         start = time.perf_counter()
         games = run_tournament(config, agents.from_spec)
         elapsed = time.perf_counter() - start

@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from thirtyone_env.game.actions import DRAW_STOCK
-from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
+from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.game.engine import GameState, apply_action
 from thirtyone_env.game.positions import clone_state
 from thirtyone_env.game.rules import Rules
@@ -146,9 +146,10 @@ def applies(rules: Rules) -> bool:
 
 
 @cache
-def _value_array(values: tuple) -> np.ndarray:
-    """The rules' hand-value lookup as an array (one per lookup table)."""
-    return np.asarray(values, dtype=np.float64)
+def _value_array(rules: Rules) -> np.ndarray:
+    """The hand-value lookup of ``rules`` as an array (one per rules: hashing the rules
+    is cheap, hashing the lookup itself is not)."""
+    return np.asarray(hand_table(rules), dtype=np.float64)
 
 
 @njit(cache=True)
@@ -275,17 +276,35 @@ def _mean_and_last(
     missing fourth card -1."""
     n = hands.shape[0]
     f = np.zeros((n, linear.shape[0]))
-    k = max(1, cards.size)
+    if not cards.size:
+        features(values, hands, active, top, progress, knocker, still, stock_left, f)
+        _chances(f, active, linear, hidden, bias, out_w, last)
+        mean[:] = last
+        return
+    # the model reads the drawer's hand by its value alone: cards that leave it the
+    # same value leave the same chances, worked out once
     h = hands.copy()
+    k = cards.size
+    drawn = np.empty(k)
+    for r in range(k):
+        drawn[r] = _best3(values, h[seat, 0], h[seat, 1], h[seat, 2], cards[r])
+    order = np.argsort(drawn)
+    chances = np.zeros(n)
     for p in range(n):
         mean[p] = 0.0
-    for r in range(k):
-        if cards.size:
-            h[seat, 3] = cards[r]
+    r = 0
+    while r < k:
+        same = r
+        while same + 1 < k and drawn[order[same + 1]] == drawn[order[r]]:
+            same += 1
+        h[seat, 3] = cards[order[r]]
         features(values, h, active, top, progress, knocker, still, stock_left, f)
-        _chances(f, active, linear, hidden, bias, out_w, last)
+        _chances(f, active, linear, hidden, bias, out_w, chances)
         for p in range(n):
-            mean[p] += last[p] / k
+            mean[p] += chances[p] * (same - r + 1) / k
+        if drawn[order[r]] == drawn[k - 1]:  # the top card's value
+            last[:] = chances
+        r = same + 1
 
 
 @njit(cache=True)
@@ -353,21 +372,36 @@ def state_arrays(s: GameState, drawn: bool = False) -> tuple:
     knocker, still, stock_left)``; with ``drawn``, as after the seat to act draws from
     the stock (it has had its turn, the stock has a card less)."""
     n = s.num_players
-    hands = np.full((n, 4), -1, dtype=np.int64)
-    for p in range(n):
-        hand = s.hands[p]
-        hands[p, : len(hand)] = hand
+    flat: list[int] = []
+    for hand in s.hands:  # a seat out holds no cards
+        flat += hand
+        flat += _PAD[len(hand)]
+    hands = np.array(flat, dtype=np.int64).reshape(n, 4)
     active = np.array(s.active, dtype=np.bool_)
-    still = np.zeros(n)
     if s.knocker >= 0:
+        still = np.zeros(n)
         p = s.current if (s.phase == DRAW and not drawn) else _next(s.active, s.current)
         while p != s.knocker:
             still[p] = 1.0
             p = _next(s.active, p)
-    progress = min(s.turn / (3.0 * int(active.sum())), 2.0)
+    else:
+        still = _nobody(n)
+    progress = min(s.turn / (3.0 * sum(s.active)), 2.0)
     top = s.discard[-1] if s.discard else -1
     stock_left = (len(s.stock) - (1 if drawn else 0)) / len(s.rules.deck_cards)
-    return _value_array(s.hand_values), hands, active, top, progress, s.knocker, still, stock_left
+    return _value_array(s.rules), hands, active, top, progress, s.knocker, still, stock_left
+
+
+#: -1s that fill a hand of k cards up to four
+_PAD = ([-1] * 4, [-1] * 3, [-1] * 2, [-1], [])
+
+
+@cache
+def _nobody(n: int) -> np.ndarray:
+    """No seat still to play before a showdown (no knock yet), read only."""
+    out = np.zeros(n)
+    out.flags.writeable = False
+    return out
 
 
 def _next(active: list[bool], seat: int) -> int:
