@@ -11,9 +11,10 @@ is left.
 
 The chance events corrected here are the deal of every round and every draw from the
 stock; a draw's outcome is uniform over the stock's cards (its order is hidden from
-every player, and a reshuffle leaves it uniform), so its expectation is exact. The
-deal's is exact too: :class:`LuckModel` treats the seats dealt in alike, so over all
-deals each one's chance to lose the round is the same (one over the seats dealt in).
+every player, and a reshuffle leaves it uniform), so its expectation is exact. A
+deal's is taken over the deals that hand the same hands round the seats in every
+order of rotation, each as likely as the deal itself: its luck has mean exactly zero
+too.
 Moves are decisions, not luck, except where a player samples its move from chances it
 tells (``move_probabilities(observation, mask)``, as ``random`` does): there the move
 drawn is a chance event too, its value less the chance-weighted mean over the moves it
@@ -68,6 +69,8 @@ FEATURES = (
     "value x knocked",
     "value - best other",  # less the best value of the other seats dealt in
     "value - worst other",  # less the worst
+    "wait",  # the seats to play before this one plays again, over the seats dealt in
+    "value x wait",
 )
 NUM_FEATURES = len(FEATURES)
 #: The packaged model: fitted by ``benchmarks/luck_model.py`` (its file says how).
@@ -171,14 +174,14 @@ def features(
     top: int,
     progress: float,
     knocker: int,
-    still: np.ndarray,
+    turns: np.ndarray,
     stock_left: float,
     out: np.ndarray,
 ) -> None:
     """Fill ``out`` ``(n, F)`` with every seat's :data:`FEATURES` (zeros for a seat not
     dealt in): ``hands`` ``(n, 4)``, a missing fourth card -1; ``top`` the discard
-    pile's top card (-1: none); ``still`` 1 for the seats with a turn before the
-    showdown."""
+    pile's top card (-1: none); ``turns[0]`` 1 for the seats with a turn before the
+    showdown, ``turns[1]`` each seat's wait (:func:`state_arrays`)."""
     n = hands.shape[0]
     knocked = 1.0 if knocker >= 0 else 0.0
     v = np.zeros(n)
@@ -206,13 +209,15 @@ def features(
         out[p, 3] = gain
         out[p, 4] = knocked
         out[p, 5] = 1.0 if p == knocker else 0.0
-        out[p, 6] = still[p]
+        out[p, 6] = turns[0, p]
         out[p, 7] = progress
         out[p, 8] = stock_left
         out[p, 9] = v[p] * progress
         out[p, 10] = v[p] * knocked
         out[p, 11] = v[p] - best if best > -1e9 else 0.0
         out[p, 12] = v[p] - worst if worst < 1e9 else 0.0
+        out[p, 13] = turns[1, p]
+        out[p, 14] = v[p] * turns[1, p]
 
 
 @njit(cache=True)
@@ -258,7 +263,7 @@ def _mean_and_last(
     top: int,
     progress: float,
     knocker: int,
-    still: np.ndarray,
+    turns: np.ndarray,
     stock_left: float,
     seat: int,
     cards: np.ndarray,
@@ -271,13 +276,13 @@ def _mean_and_last(
 ) -> None:
     """Each seat's chance to lose the round: with ``cards`` (the stock, its last card
     on top) ``seat`` draws one, ``mean`` the chances over every card it could draw and
-    ``last`` those with the top card (``still`` and ``stock_left`` as after the draw);
+    ``last`` those with the top card (``turns`` and ``stock_left`` as after the draw);
     without, both the chances of ``hands`` as they are. ``hands`` ``(n, 4)``, a
     missing fourth card -1."""
     n = hands.shape[0]
     f = np.zeros((n, linear.shape[0]))
     if not cards.size:
-        features(values, hands, active, top, progress, knocker, still, stock_left, f)
+        features(values, hands, active, top, progress, knocker, turns, stock_left, f)
         _chances(f, active, linear, hidden, bias, out_w, last)
         mean[:] = last
         return
@@ -298,7 +303,7 @@ def _mean_and_last(
         while same + 1 < k and drawn[order[same + 1]] == drawn[order[r]]:
             same += 1
         h[seat, 3] = cards[order[r]]
-        features(values, h, active, top, progress, knocker, still, stock_left, f)
+        features(values, h, active, top, progress, knocker, turns, stock_left, f)
         _chances(f, active, linear, hidden, bias, out_w, chances)
         for p in range(n):
             mean[p] += chances[p] * (same - r + 1) / k
@@ -315,7 +320,7 @@ def _add_luck(
     top: int,
     progress: float,
     knocker: int,
-    still: np.ndarray,
+    turns: np.ndarray,
     stock_left: float,
     seat: int,
     cards: np.ndarray,
@@ -330,22 +335,33 @@ def _add_luck(
 ) -> None:
     """Add one chance event's luck to ``lost`` and ``wins`` (by seat, in place).
 
-    Without ``cards`` the event is the deal that left ``hands``: each seat dealt in
-    expects one chance in the seats dealt in to lose. With ``cards`` (the stock, its
-    last card on top) ``seat`` draws: the mean chances over every card expected, the
-    top card's had (:func:`_mean_and_last`). ``win_after[j, i]``: seat ``i``'s chance
+    Without ``cards`` the event is the deal that left ``hands``: expected, the mean of
+    the chances over the deals that hand the same hands round the seats dealt in (as
+    likely as the deal itself, so the luck has mean zero whatever the model; for a
+    model that treats the seats alike, one chance in the seats dealt in). With
+    ``cards`` (the stock, its last card on top) ``seat`` draws: the mean chances over
+    every card expected, the top card's had (:func:`_mean_and_last`). ``win_after[j, i]``: seat ``i``'s chance
     to win the game when ``j`` loses the round."""
     n = hands.shape[0]
     expected = np.zeros(n)
     had = np.zeros(n)
-    _mean_and_last(values, hands, active, top, progress, knocker, still, stock_left, seat, cards,
+    _mean_and_last(values, hands, active, top, progress, knocker, turns, stock_left, seat, cards,
                    linear, hidden, bias, out_w, expected, had)  # fmt: skip
-    if not cards.size:
-        dealt_in = 0
+    if not cards.size:  # a deal: the mean over the hands handed round the seats dealt in
+        seats = np.flatnonzero(active)
+        m = seats.size
+        rotated = hands.copy()
+        chances = np.zeros(n)
+        f = np.zeros((n, linear.shape[0]))
         for p in range(n):
-            dealt_in += 1 if active[p] else 0
-        for p in range(n):
-            expected[p] = 1.0 / dealt_in if active[p] else 0.0
+            expected[p] = 0.0
+        for r in range(m):
+            for i in range(m):
+                rotated[seats[i]] = hands[seats[(i + r) % m]]
+            features(values, rotated, active, top, progress, knocker, turns, stock_left, f)
+            _chances(f, active, linear, hidden, bias, out_w, chances)
+            for p in range(n):
+                expected[p] += chances[p] / m
     _accumulate(had, expected, scale, win_after, lost, wins)
 
 
@@ -369,8 +385,11 @@ def _accumulate(
 
 def state_arrays(s: GameState, drawn: bool = False) -> tuple:
     """What the kernels read of ``s``: ``(values, hands, active, top, progress,
-    knocker, still, stock_left)``; with ``drawn``, as after the seat to act draws from
-    the stock (it has had its turn, the stock has a card less)."""
+    knocker, turns, stock_left)`` (``turns[0]``: 1 for a seat with a turn before the
+    showdown after a knock; ``turns[1]``: a seat's wait, the seats to play before it
+    plays again over the seats dealt in, 0 for the seat to play next); with ``drawn``,
+    as after the seat to act draws from the stock (it has had its turn, the stock has a
+    card less)."""
     n = s.num_players
     flat: list[int] = []
     for hand in s.hands:  # a seat out holds no cards
@@ -378,30 +397,26 @@ def state_arrays(s: GameState, drawn: bool = False) -> tuple:
         flat += _PAD[len(hand)]
     hands = np.array(flat, dtype=np.int64).reshape(n, 4)
     active = np.array(s.active, dtype=np.bool_)
+    turns = np.zeros((2, n))
+    dealt_in = sum(s.active)
+    first = s.current if (s.phase == DRAW and not drawn) else _next(s.active, s.current)
+    p = first
+    for k in range(dealt_in):  # the order of play from the seat to play next
+        turns[1, p] = k / dealt_in
+        p = _next(s.active, p)
     if s.knocker >= 0:
-        still = np.zeros(n)
-        p = s.current if (s.phase == DRAW and not drawn) else _next(s.active, s.current)
+        p = first
         while p != s.knocker:
-            still[p] = 1.0
+            turns[0, p] = 1.0
             p = _next(s.active, p)
-    else:
-        still = _nobody(n)
     progress = min(s.turn / (3.0 * sum(s.active)), 2.0)
     top = s.discard[-1] if s.discard else -1
     stock_left = (len(s.stock) - (1 if drawn else 0)) / len(s.rules.deck_cards)
-    return _value_array(s.rules), hands, active, top, progress, s.knocker, still, stock_left
+    return _value_array(s.rules), hands, active, top, progress, s.knocker, turns, stock_left
 
 
 #: -1s that fill a hand of k cards up to four
 _PAD = ([-1] * 4, [-1] * 3, [-1] * 2, [-1], [])
-
-
-@cache
-def _nobody(n: int) -> np.ndarray:
-    """No seat still to play before a showdown (no knock yet), read only."""
-    out = np.zeros(n)
-    out.flags.writeable = False
-    return out
 
 
 def _next(active: list[bool], seat: int) -> int:
@@ -415,9 +430,9 @@ def _next(active: list[bool], seat: int) -> int:
 def state_features(s: GameState) -> tuple[np.ndarray, np.ndarray]:
     """Every seat's :data:`FEATURES` in ``s`` ``(n, F)`` and the seats dealt in: what the
     model sees (for fitting it)."""
-    values, hands, active, top, progress, knocker, still, stock_left = state_arrays(s)
+    values, hands, active, top, progress, knocker, turns, stock_left = state_arrays(s)
     out = np.zeros((s.num_players, NUM_FEATURES))
-    features(values, hands, active, top, progress, knocker, still, stock_left, out)
+    features(values, hands, active, top, progress, knocker, turns, stock_left, out)
     return out, active
 
 
