@@ -170,3 +170,19 @@ def takes_history(path: object, players: int = 4, rules: str | Rules = "standard
     player = PPOPlayer(str(path))
     player.check_table(players, rules)
     return player.obs_encoding == "flat+history"
+
+
+def run_evaluate(*args: str) -> object:
+    """``python evaluate.py ARGS`` from the repository root, its output captured."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(
+        [sys.executable, str(root / "evaluate.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+    )

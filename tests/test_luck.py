@@ -5,12 +5,10 @@ import copy
 import itertools
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_evaluate
 
 import agents
 from agents.gauntlet import run_gauntlet
@@ -25,18 +23,6 @@ from thirtyone_env.harness.evaluation import (
     run_tournament,
 )
 from thirtyone_env.harness.luck import LuckObserver, applies, default_model
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "evaluate.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
 
 
 def _mid_round(seed: int, rules: str = "standard", n: int = 4, moves: int = 9):
@@ -147,13 +133,15 @@ def test_the_expert_against_itself_differs_by_exactly_zero_with_the_luck_out():
 
 def test_plain_leaves_the_luck_in(tmp_path):
     out = tmp_path / "plain"
-    r = run_cli("--players", "expert", "greedy", "--games", "8", "--seed", "2", "--plain", "--out", str(out))
+    r = run_evaluate(
+        "--players", "expert", "greedy", "--games", "8", "--seed", "2", "--plain", "--out", str(out)
+    )
     assert r.returncode == 0, r.stderr
     plain = json.loads((out / "results.json").read_text())
     assert plain["config"]["luck"] is False
     assert all(not d["luck"] and d["diff"] == d["plain_diff"] for d in plain["paired_differences"])
     out = tmp_path / "luck"
-    r = run_cli("--players", "expert", "greedy", "--games", "8", "--seed", "2", "--out", str(out))
+    r = run_evaluate("--players", "expert", "greedy", "--games", "8", "--seed", "2", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "luck left in" in r.stdout
     luck = json.loads((out / "results.json").read_text())
