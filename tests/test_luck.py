@@ -12,7 +12,7 @@ from conftest import run_evaluate
 
 import agents
 from agents.gauntlet import run_gauntlet
-from thirtyone_env.game.actions import DRAW_STOCK
+from thirtyone_env.game.actions import DRAW_STOCK, KNOCK
 from thirtyone_env.game.engine import ROUND_OVER, apply_action, legal_actions, legal_mask, new_game
 from thirtyone_env.game.policies import RandomPolicy
 from thirtyone_env.game.rules import Rules
@@ -22,7 +22,7 @@ from thirtyone_env.harness.evaluation import (
     paired_differences,
     run_tournament,
 )
-from thirtyone_env.harness.luck import LuckObserver, applies, default_model
+from thirtyone_env.harness.luck import LuckObserver, applies, default_model, state_arrays
 
 
 def _mid_round(seed: int, rules: str = "standard", n: int = 4, moves: int = 9):
@@ -182,3 +182,18 @@ def test_a_random_players_moves_are_corrected_and_its_games_unchanged():
         1 / 3,
         1 / 3,
     ]
+
+
+def test_a_state_whose_knocker_the_showdown_put_out_is_still_read():
+    """After a showdown that put the knocker out (a valued move can end the round so),
+    the model still reads the state: no seat waits for a knocker who will not play."""
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        s = new_game("standard", 3, rng, lives=[1, 1, 1])
+        while s.phase < ROUND_OVER:
+            apply_action(s, KNOCK if KNOCK in legal_actions(s) else legal_actions(s)[0], rng)
+        if s.knocker >= 0 and not s.active[s.knocker]:
+            break
+    assert s.knocker >= 0 and not s.active[s.knocker]
+    arrays = state_arrays(s)
+    assert arrays[6].shape == (2, 3)

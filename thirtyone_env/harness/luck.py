@@ -404,9 +404,11 @@ def state_arrays(s: GameState, drawn: bool = False) -> tuple:
     for k in range(dealt_in):  # the order of play from the seat to play next
         turns[1, p] = k / dealt_in
         p = _next(s.active, p)
-    if s.knocker >= 0:
+    if s.knocker >= 0:  # the seats to play before the knocker's turn would come again
         p = first
-        while p != s.knocker:
+        for _ in range(dealt_in):  # (a knocker the showdown put out is never reached)
+            if p == s.knocker:
+                break
             turns[0, p] = 1.0
             p = _next(s.active, p)
     progress = min(s.turn / (3.0 * sum(s.active)), 2.0)
