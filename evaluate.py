@@ -740,7 +740,7 @@ def exploit_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
 def play_exploit(args: argparse.Namespace, config: Any, out: Path) -> int:
     """Train and measure; print the summary and write ``exploit.md``, ``exploit.png``
     and ``exploit.json`` (last) into ``out``."""
-    from training.exploit import plot, run, summary
+    from training.exploit import run, summary, write
 
     make_dir(out)
     try:
@@ -751,10 +751,8 @@ def play_exploit(args: argparse.Namespace, config: Any, out: Path) -> int:
             file=sys.stderr,
         )
         return 130
-    text = summary(result)
-    print(text)
-    plot(result, out / "exploit.png")
-    atomic_write(out / "exploit.md", f"# Exploiter of {config.target}\n\n{text}")
+    print(summary(result))
+    write(result, out)
     print(f"results: {out}/exploit.json, {out}/exploit.md, {out}/exploit.png")
     return 0
 
