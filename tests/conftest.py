@@ -172,17 +172,21 @@ def takes_history(path: object, players: int = 4, rules: str | Rules = "standard
     return player.obs_encoding == "flat+history"
 
 
-def run_evaluate(*args: str) -> object:
-    """``python evaluate.py ARGS`` from the repository root, its output captured."""
+def run_evaluate(*args: str, cwd: object = None, env_columns: int | None = None) -> object:
+    """``python evaluate.py ARGS`` (from the repository root unless ``cwd``), its output
+    captured; ``env_columns``: the terminal width it is told."""
+    import os
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
+    env = None if env_columns is None else {**os.environ, "COLUMNS": str(env_columns)}
     return subprocess.run(
         [sys.executable, str(root / "evaluate.py"), *args],
         capture_output=True,
         text=True,
-        cwd=root,
+        cwd=root if cwd is None else cwd,
         timeout=300,
+        env=env,
     )

@@ -2,14 +2,12 @@
 statistics on known cases, and evaluate.py's output and error paths."""
 
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_evaluate
 
 import agents
 from thirtyone_env.game.rules import Rules
@@ -152,16 +150,7 @@ def test_summarize_and_pairing_on_handmade_games():
     assert board[0]["label"] == "a" and board[0]["ordinal"] > board[1]["ordinal"]
 
 
-def run_cli(*args, cwd=ROOT, env_columns=None):
-    env = None if env_columns is None else {**os.environ, "COLUMNS": str(env_columns)}
-    return subprocess.run(
-        [sys.executable, str(ROOT / "evaluate.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        env=env,
-    )
+run_cli = run_evaluate
 
 
 @pytest.mark.parametrize(

@@ -257,28 +257,15 @@ def _chances(
 
 @njit(cache=True)
 def _mean_and_last(
-    values: np.ndarray,
-    hands: np.ndarray,
-    active: np.ndarray,
-    top: int,
-    progress: float,
-    knocker: int,
-    turns: np.ndarray,
-    stock_left: float,
-    seat: int,
-    cards: np.ndarray,
-    linear: np.ndarray,
-    hidden: np.ndarray,
-    bias: np.ndarray,
-    out_w: np.ndarray,
-    mean: np.ndarray,
-    last: np.ndarray,
+    state: tuple, seat: int, cards: np.ndarray, model: tuple, mean: np.ndarray, last: np.ndarray
 ) -> None:
     """Each seat's chance to lose the round: with ``cards`` (the stock, its last card
     on top) ``seat`` draws one, ``mean`` the chances over every card it could draw and
-    ``last`` those with the top card (``turns`` and ``stock_left`` as after the draw);
-    without, both the chances of ``hands`` as they are. ``hands`` ``(n, 4)``, a
-    missing fourth card -1."""
+    ``last`` those with the top card (``state``, :func:`state_arrays`, as after the
+    draw); without, both the chances of the hands as they are. ``model``: the weights
+    of :meth:`LuckModel.arrays`."""
+    values, hands, active, top, progress, knocker, turns, stock_left = state
+    linear, hidden, bias, out_w = model
     n = hands.shape[0]
     f = np.zeros((n, linear.shape[0]))
     if not cards.size:
@@ -314,20 +301,10 @@ def _mean_and_last(
 
 @njit(cache=True)
 def _add_luck(
-    values: np.ndarray,
-    hands: np.ndarray,
-    active: np.ndarray,
-    top: int,
-    progress: float,
-    knocker: int,
-    turns: np.ndarray,
-    stock_left: float,
+    state: tuple,
     seat: int,
     cards: np.ndarray,
-    linear: np.ndarray,
-    hidden: np.ndarray,
-    bias: np.ndarray,
-    out_w: np.ndarray,
+    model: tuple,
     scale: float,
     win_after: np.ndarray,
     lost: np.ndarray,
@@ -342,11 +319,12 @@ def _add_luck(
     ``cards`` (the stock, its last card on top) ``seat`` draws: the mean chances over
     every card expected, the top card's had (:func:`_mean_and_last`). ``win_after[j, i]``: seat ``i``'s chance
     to win the game when ``j`` loses the round."""
+    values, hands, active, top, progress, knocker, turns, stock_left = state
+    linear, hidden, bias, out_w = model
     n = hands.shape[0]
     expected = np.zeros(n)
     had = np.zeros(n)
-    _mean_and_last(values, hands, active, top, progress, knocker, turns, stock_left, seat, cards,
-                   linear, hidden, bias, out_w, expected, had)  # fmt: skip
+    _mean_and_last(state, seat, cards, model, expected, had)
     if not cards.size:  # a deal: the mean over the hands handed round the seats dealt in
         seats = np.flatnonzero(active)
         m = seats.size
@@ -480,10 +458,8 @@ class LuckObserver:
     def _add(self, s: GameState, seat: int = -1, cards: np.ndarray = _NO_CARDS) -> None:
         """:func:`_add_luck` of the event that left ``s`` (the deal), or of ``seat``'s
         draw of the top of ``cards`` (the stock)."""
-        _add_luck(
-            *state_arrays(s, drawn=bool(cards.size)), seat, cards, *self.weights, self.model.scale,
-            self._win_after, self.lost, self.wins,
-        )  # fmt: skip
+        state = state_arrays(s, drawn=bool(cards.size))
+        _add_luck(state, seat, cards, self.weights, self.model.scale, self._win_after, self.lost, self.wins)
 
     # -- events -------------------------------------------------------------------------
 
@@ -507,7 +483,7 @@ class LuckObserver:
             t = clone_state(s)
             apply_action(t, action, _NO_RNG)
             arrays, seat, cards = state_arrays(t), -1, _NO_CARDS
-        _mean_and_last(*arrays, seat, cards, *self.weights, mean, last)
+        _mean_and_last(arrays, seat, cards, self.weights, mean, last)
         return mean
 
     def _move_luck(self, s: GameState, action: int, probabilities: np.ndarray) -> None:
