@@ -1,6 +1,6 @@
 """Fit the value function that measures the luck of the cards (``thirtyone_env.harness.luck``).
 
-    python benchmarks/luck_model.py --games 4000 --seed 10000 --workers 2 \\
+    python benchmarks/luck_model.py --games 3000 --seed 10000 --workers 2 \\
         --out thirtyone_env/harness/luck_model.json
 
 Plays games at a mix of tables (two to five seats, the rules of the stock games, the
@@ -79,7 +79,7 @@ def play(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     def settled(s) -> None:
         lost = np.zeros(6)
         lost[:n] = s.result.losses
-        for f, active in open_round:
+        for f, active, _ in open_round:
             x = np.zeros((6, len(FEATURES)))
             x[:n] = f
             a = np.zeros(6, dtype=bool)
@@ -98,9 +98,18 @@ def play(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(xs), np.array(acts), np.array(ys)
 
 
-def fit(x: np.ndarray, active: np.ndarray, lost: np.ndarray, hidden: int, seed: int, epochs: int) -> dict:
-    """Least squares of ``scale * softmax(model)`` against the lives lost, by Adam on
-    shuffled batches of 16,384 states, from a seeded start."""
+def fit(
+    x: np.ndarray,
+    active: np.ndarray,
+    lost: np.ndarray,
+    hidden: int,
+    seed: int,
+    epochs: int,
+    batch: int = 1024,
+) -> dict:
+    """Least squares of the model's lives lost (``LuckModel``: a softmax over the seats
+    times the scales, exact where a blitz ends the round) against the lives lost, by
+    Adam on shuffled batches of ``batch`` states, from a seeded start."""
     import torch
 
     torch.manual_seed(seed)
@@ -112,20 +121,23 @@ def fit(x: np.ndarray, active: np.ndarray, lost: np.ndarray, hidden: int, seed: 
     W = (0.3 * torch.randn(hidden, F)).requires_grad_()
     b = torch.zeros(hidden, requires_grad=True)
     out = (0.1 * torch.randn(hidden)).requires_grad_()
-    scale = torch.tensor(1.2, requires_grad=True)
-    opt = torch.optim.Adam([linear, W, b, out, scale], lr=0.01)
+    scale = torch.tensor(1.0, requires_grad=True)
+    knocker_scale = torch.tensor(1.0, requires_grad=True)
+    opt = torch.optim.Adam([linear, W, b, out, scale, knocker_scale], lr=0.01)
+    knocker, holds, now = (FEATURES.index(k) for k in ("knocker", "holds a blitz", "blitz now"))
 
     def loss_of(i: torch.Tensor | slice) -> torch.Tensor:
         x, a, y = X[i], A[i], Y[i]
         z = x @ linear + torch.tanh(x @ W.T + b) @ out
-        p = torch.softmax(z.masked_fill(~a, -1e30), dim=1) * scale
+        p = torch.softmax(z.masked_fill(~a, -1e30), dim=1) * (scale + knocker_scale * x[..., knocker])
+        p = torch.where(x[..., now] > 0, (1 - x[..., holds]) * a, p)
         return (((p - y) ** 2) * a).sum() / a.sum()
 
     for epoch in range(epochs):
         order = torch.randperm(len(X))
-        for k in range(0, len(X), 16384):
+        for k in range(0, len(X), batch):
             opt.zero_grad()
-            loss = loss_of(order[k : k + 16384])
+            loss = loss_of(order[k : k + batch])
             loss.backward()
             opt.step()
         print(f"  epoch {epoch + 1}: mean squared error {loss.item():.5f}", file=sys.stderr)
@@ -138,6 +150,7 @@ def fit(x: np.ndarray, active: np.ndarray, lost: np.ndarray, hidden: int, seed: 
         "bias": b.detach().double().tolist(),
         "out": out.detach().double().tolist(),
         "scale": float(scale.detach()),
+        "knocker_scale": float(knocker_scale.detach()),
         "error": error,
         "error_of_the_mean": base,
     }
@@ -164,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seed", type=int, default=10000, help="the games' seed (10000 and up: not a measurement's)"
     )
-    parser.add_argument("--hidden", type=int, default=8, help="hidden units of the model")
-    parser.add_argument("--epochs", type=int, default=20, help="passes of the fit over the states")
+    parser.add_argument("--hidden", type=int, default=16, help="hidden units of the model")
+    parser.add_argument("--epochs", type=int, default=8, help="passes of the fit over the states")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games")
     parser.add_argument("--out", type=Path, required=True, help="the model's JSON file")
     parser.add_argument("--data", type=Path, default=None, help="also keep the states as this .npz")
@@ -194,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     model = {
         "name": f"round-loss model ({args.hidden} hidden units)",
         "features": list(FEATURES),
-        **{k: weights[k] for k in ("linear", "hidden", "bias", "out", "scale")},
+        **{k: weights[k] for k in ("linear", "hidden", "bias", "out", "scale", "knocker_scale")},
         "fitted": {
             "by": MARK,
             "command": "python benchmarks/luck_model.py " + " ".join(sys.argv[1:] if argv is None else argv),

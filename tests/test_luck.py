@@ -22,7 +22,15 @@ from thirtyone_env.harness.evaluation import (
     paired_differences,
     run_tournament,
 )
-from thirtyone_env.harness.luck import LuckObserver, applies, default_model, state_arrays
+from thirtyone_env.harness.luck import (
+    FEATURES,
+    LuckObserver,
+    _lives,
+    applies,
+    default_model,
+    state_arrays,
+    state_features,
+)
 
 
 def _mid_round(seed: int, rules: str = "standard", n: int = 4, moves: int = 9):
@@ -57,7 +65,79 @@ def test_a_draws_luck_averages_exactly_zero_over_the_card_on_top(seed):
         wins.append(luck.wins.copy())
     assert np.abs(np.mean(lost, axis=0)).max() < 1e-12 and np.abs(np.mean(wins, axis=0)).max() < 1e-12
     assert np.abs(np.array(lost)).max() > 1e-3  # some cards are lucky, some are not
-    assert np.allclose(np.sum(lost, axis=1), 0.0)  # the chance to lose moves between seats
+    blitz = [_draws_a_blitz(s, k) for k in range(len(s.stock))]
+    moved = np.sum(lost, axis=1)[~np.array(blitz)]
+    assert np.allclose(moved, 0.0)  # without a blitz the chance to lose moves between seats
+
+
+def _draws_a_blitz(s, k: int) -> bool:
+    t = copy.deepcopy(s)
+    t.stock[-1], t.stock[k] = t.stock[k], t.stock[-1]
+    hand = [*t.hands[t.current], t.stock[-1]]
+    rules = Rules.preset("standard")
+    return max(_value3(rules, [c for c in hand if c != drop]) for drop in hand) == 31
+
+
+def _value3(rules: Rules, hand: list[int]) -> float:
+    from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
+
+    return hand_table(rules)[hand[0] * PAIR_STRIDE + hand[1] * NUM_CARDS + hand[2]]
+
+
+def _lives_of(s, drawn: bool = False) -> np.ndarray:
+    f, active, knocker = state_features(s, drawn)
+    out = np.zeros(s.num_players)
+    _lives(f, active, knocker, default_model().arrays(), out)
+    return out
+
+
+def test_a_draw_that_makes_31_is_valued_exactly():
+    """A 31 made on a turn ends the round at once, every other seat a life down: the
+    model answers that exactly, so that luck is measured in full."""
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        s = _mid_round(int(rng.integers(1 << 30)))
+        hits = [k for k in range(len(s.stock)) if _draws_a_blitz(s, k)]
+        if hits:
+            break
+    t = copy.deepcopy(s)
+    k = hits[0]
+    t.stock[-1], t.stock[k] = t.stock[k], t.stock[-1]
+    seat = t.current
+    apply_action(t, DRAW_STOCK, rng)
+    lives = _lives_of(t)
+    assert lives[seat] == 0.0 and all(lives[p] == 1.0 for p in range(4) if p != seat)
+
+
+def test_the_model_reads_a_showdown_to_come_and_a_knocker_caught_low():
+    """After a knock, once no seat has a turn before the showdown, the seat holding the
+    lowest hand is the likely loser; a knocker loses more lives than a seat that did not
+    knock would (the knocker's penalty)."""
+    model = default_model()
+    assert model.knocker_scale > 0.5
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(400):
+        s = new_game("standard", 3, rng)
+        while s.phase < ROUND_OVER and s.knocker < 0:
+            legal = legal_actions(s)
+            apply_action(s, KNOCK if KNOCK in legal and s.turn > 3 else legal[0], rng)
+        if s.phase >= ROUND_OVER:
+            continue
+        while s.phase < ROUND_OVER:
+            f, _, _ = state_features(s)
+            if (
+                f[:, FEATURES.index("lowest x last")].max() > 0
+                and f[:, FEATURES.index("four cards")].max() > 0
+            ):
+                lives = _lives_of(s)
+                low = int(np.argmax(f[:, FEATURES.index("lowest")]))
+                if f[:, FEATURES.index("lowest")].sum() == 1:
+                    assert np.argmax(lives) == low and lives[low] > 0.6
+                    checked += 1
+            legal = legal_actions(s)
+            apply_action(s, DRAW_STOCK if DRAW_STOCK in legal else legal[0], rng)
+    assert checked >= 10
 
 
 def test_a_deals_luck_averages_exactly_zero_over_who_gets_which_hand():

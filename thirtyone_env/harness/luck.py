@@ -71,7 +71,15 @@ FEATURES = (
     "value - worst other",  # less the worst
     "wait",  # the seats to play before this one plays again, over the seats dealt in
     "value x wait",
+    "lowest",  # no seat dealt in holds less: it would lose a showdown now
+    "lowest x knocked",
+    "lowest x last",  # after a knock, no seat has a turn before the showdown
+    "holds a blitz",  # a blitz that ends the round now (31 on the seat's turn)
+    "blitz now",  # some seat dealt in holds one: every other seat loses a life
 )
+#: Where :func:`_lives` reads a blitz that ends the round (the model's answer then is exact).
+_HOLDS_BLITZ = FEATURES.index("holds a blitz")
+_BLITZ_NOW = FEATURES.index("blitz now")
 NUM_FEATURES = len(FEATURES)
 #: The packaged model: fitted by ``benchmarks/luck_model.py`` (its file says how).
 MODEL_FILE = Path(__file__).with_name("luck_model.json")
@@ -83,15 +91,18 @@ _NO_RNG = np.random.default_rng(0)
 
 @dataclass(frozen=True)
 class LuckModel:
-    """The value function of the control variate: each seat's chance to lose the round,
-    ``softmax`` over the seats dealt in of ``linear . f + out . tanh(hidden . f + bias)``
-    (``f``: the seat's :data:`FEATURES`); its expected lives lost, ``scale`` times that."""
+    """The value function of the control variate: each seat's expected lives lost this
+    round. A seat loses with the chance ``softmax`` over the seats dealt in of
+    ``linear . f + out . tanh(hidden . f + bias)`` (``f``: the seat's :data:`FEATURES`)
+    and then loses ``scale`` lives, ``scale + knocker_scale`` if it knocked; where a
+    blitz ends the round now the answer is exact (one life for every seat without it)."""
 
     linear: tuple[float, ...]  #: one weight a feature
     hidden: tuple[tuple[float, ...], ...]  #: one row of feature weights a hidden unit
     bias: tuple[float, ...]  #: one a hidden unit
     out: tuple[float, ...]  #: one a hidden unit
-    scale: float  #: lives a loser loses, on average, a round (a knocker caught low loses two)
+    scale: float  #: lives a loser loses, on average, a round
+    knocker_scale: float = 0.0  #: more lives a knocker loses when it loses (caught low: two)
     name: str = field(default="round-loss model", compare=False)  #: for reports
 
     def __post_init__(self) -> None:
@@ -102,9 +113,18 @@ class LuckModel:
             raise ValueError(
                 "a luck model needs as many hidden rows, biases and output weights as hidden units"
             )
-        numbers = [*self.linear, *(w for row in self.hidden for w in row), *self.bias, *self.out, self.scale]
-        if not all(isinstance(w, int | float) and math.isfinite(w) for w in numbers):
-            raise ValueError("a luck model's weights and scale must be finite numbers")
+        numbers = [
+            *self.linear,
+            *(w for row in self.hidden for w in row),
+            *self.bias,
+            *self.out,
+            self.scale,
+            self.knocker_scale,
+        ]
+        if not all(
+            isinstance(w, int | float) and not isinstance(w, bool) and math.isfinite(w) for w in numbers
+        ):
+            raise ValueError("a luck model's weights and scales must be finite numbers")
 
     @classmethod
     def load(cls, path: str | Path = MODEL_FILE) -> LuckModel:
@@ -120,19 +140,22 @@ class LuckModel:
                 tuple(data["bias"]),
                 tuple(data["out"]),
                 data["scale"],
+                data["knocker_scale"],
                 str(data.get("name", "round-loss model")),
             )
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"not a luck model: {path}: {e}") from None
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The weights as the kernels take them: linear, hidden ``(units, F)``, bias, out."""
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The weights as the kernels take them: linear, hidden ``(units, F)``, bias, out
+        and the two scales."""
         hidden = np.array(self.hidden, dtype=np.float64).reshape(len(self.bias), NUM_FEATURES)
         return (
             np.array(self.linear, dtype=np.float64),
             hidden,
             np.array(self.bias, dtype=np.float64),
             np.array(self.out, dtype=np.float64),
+            np.array([self.scale, self.knocker_scale], dtype=np.float64),
         )
 
 
@@ -149,10 +172,12 @@ def applies(rules: Rules) -> bool:
 
 
 @cache
-def _value_array(rules: Rules) -> np.ndarray:
-    """The hand-value lookup of ``rules`` as an array (one per rules: hashing the rules
-    is cheap, hashing the lookup itself is not)."""
-    return np.asarray(hand_table(rules), dtype=np.float64)
+def _rule_arrays(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The hand-value lookup of ``rules`` as an array and its blitz: ``[value that
+    blitzes (-1: none), 1 if a 31 after a knock still blitzes]`` (one per rules: hashing
+    the rules is cheap, hashing the lookup itself is not)."""
+    blitz = np.array([rules.blitz_value, 1.0 if rules.blitz_after_knock else 0.0])
+    return np.asarray(hand_table(rules), dtype=np.float64), blitz
 
 
 @njit(cache=True)
@@ -167,28 +192,30 @@ def _best3(values: np.ndarray, a: int, b: int, c: int, d: int) -> float:
 
 
 @njit(cache=True)
-def features(
-    values: np.ndarray,
-    hands: np.ndarray,
-    active: np.ndarray,
-    top: int,
-    progress: float,
-    knocker: int,
-    turns: np.ndarray,
-    stock_left: float,
-    out: np.ndarray,
-) -> None:
+def features(state: tuple, hands: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out`` ``(n, F)`` with every seat's :data:`FEATURES` (zeros for a seat not
-    dealt in): ``hands`` ``(n, 4)``, a missing fourth card -1; ``top`` the discard
-    pile's top card (-1: none); ``turns[0]`` 1 for the seats with a turn before the
-    showdown, ``turns[1]`` each seat's wait (:func:`state_arrays`)."""
+    dealt in) in ``state`` (:func:`state_arrays`) with these ``hands`` ``(n, 4)`` (a
+    missing fourth card -1)."""
+    values, _, active, top, progress, knocker, turns, stock_left, blitz = state
     n = hands.shape[0]
     knocked = 1.0 if knocker >= 0 else 0.0
+    last = knocked
     v = np.zeros(n)
     for p in range(n):
         if active[p]:
             h = hands[p]
-            v[p] = _best3(values, h[0], h[1], h[2], h[3]) / 10.0
+            v[p] = _best3(values, h[0], h[1], h[2], h[3])
+            if turns[0, p] > 0:
+                last = 0.0
+    # a blitz ends the round on its holder's turn: a drawer's four cards or a deal
+    blitzes = blitz[0] >= 0 and (knocker < 0 or blitz[1] > 0)
+    holds = np.zeros(n)
+    for p in range(n):
+        if blitzes and active[p] and v[p] == blitz[0] and (hands[p, 3] >= 0 or progress == 0.0):
+            holds[p] = 1.0
+    now = holds.max() if n else 0.0
+    for p in range(n):
+        v[p] /= 10.0
     for p in range(n):
         for j in range(out.shape[1]):
             out[p, j] = 0.0
@@ -203,6 +230,7 @@ def features(
         gain = 0.0
         if h[3] < 0 and top >= 0:
             gain = _best3(values, h[0], h[1], h[2], top) / 10.0 - v[p]
+        lowest = 1.0 if v[p] <= worst else 0.0
         out[p, 0] = v[p]
         out[p, 1] = v[p] * v[p]
         out[p, 2] = 1.0 if h[3] >= 0 else 0.0
@@ -218,20 +246,23 @@ def features(
         out[p, 12] = v[p] - worst if worst < 1e9 else 0.0
         out[p, 13] = turns[1, p]
         out[p, 14] = v[p] * turns[1, p]
+        out[p, 15] = lowest
+        out[p, 16] = lowest * knocked
+        out[p, 17] = lowest * last
+        out[p, 18] = holds[p]
+        out[p, 19] = now
 
 
 @njit(cache=True)
-def _chances(
-    f: np.ndarray,
-    active: np.ndarray,
-    linear: np.ndarray,
-    hidden: np.ndarray,
-    bias: np.ndarray,
-    out_w: np.ndarray,
-    chances: np.ndarray,
-) -> None:
-    """Each seat's chance to lose the round into ``chances`` (0 for a seat not dealt in)."""
+def _lives(f: np.ndarray, active: np.ndarray, knocker: int, model: tuple, lives: np.ndarray) -> None:
+    """Each seat's expected lives lost this round into ``lives`` (0 for a seat not dealt
+    in): :class:`LuckModel` read on the features ``f``."""
+    linear, hidden, bias, out_w, scales = model
     n = f.shape[0]
+    if f[:, _BLITZ_NOW].max() > 0:
+        for p in range(n):
+            lives[p] = 1.0 if active[p] and f[p, _HOLDS_BLITZ] == 0 else 0.0
+        return
     top_z = -1e300
     z = np.zeros(n)
     for p in range(n):
@@ -249,39 +280,39 @@ def _chances(
         top_z = max(top_z, x)
     total = 0.0
     for p in range(n):
-        chances[p] = np.exp(z[p] - top_z) if active[p] else 0.0
-        total += chances[p]
+        lives[p] = np.exp(z[p] - top_z) if active[p] else 0.0
+        total += lives[p]
     for p in range(n):
-        chances[p] /= total
+        lives[p] *= (scales[0] + (scales[1] if p == knocker else 0.0)) / total
 
 
 @njit(cache=True)
 def _mean_and_last(
     state: tuple, seat: int, cards: np.ndarray, model: tuple, mean: np.ndarray, last: np.ndarray
 ) -> None:
-    """Each seat's chance to lose the round: with ``cards`` (the stock, its last card
-    on top) ``seat`` draws one, ``mean`` the chances over every card it could draw and
-    ``last`` those with the top card (``state``, :func:`state_arrays`, as after the
-    draw); without, both the chances of the hands as they are. ``model``: the weights
-    of :meth:`LuckModel.arrays`."""
-    values, hands, active, top, progress, knocker, turns, stock_left = state
-    linear, hidden, bias, out_w = model
+    """Each seat's expected lives lost: with ``cards`` (the stock, its last card on top)
+    ``seat`` draws one, ``mean`` the lives over every card it could draw and ``last``
+    those with the top card (``state``, :func:`state_arrays`, as after the draw);
+    without, both the lives of the hands as they are. ``model``: the weights of
+    :meth:`LuckModel.arrays`."""
+    hands, active, knocker = state[1], state[2], state[5]
+    values = state[0]
     n = hands.shape[0]
-    f = np.zeros((n, linear.shape[0]))
+    f = np.zeros((n, model[0].shape[0]))
     if not cards.size:
-        features(values, hands, active, top, progress, knocker, turns, stock_left, f)
-        _chances(f, active, linear, hidden, bias, out_w, last)
+        features(state, hands, f)
+        _lives(f, active, knocker, model, last)
         mean[:] = last
         return
     # the model reads the drawer's hand by its value alone: cards that leave it the
-    # same value leave the same chances, worked out once
+    # same value leave the same lives, worked out once
     h = hands.copy()
     k = cards.size
     drawn = np.empty(k)
     for r in range(k):
         drawn[r] = _best3(values, h[seat, 0], h[seat, 1], h[seat, 2], cards[r])
     order = np.argsort(drawn)
-    chances = np.zeros(n)
+    lives = np.zeros(n)
     for p in range(n):
         mean[p] = 0.0
     r = 0
@@ -290,12 +321,12 @@ def _mean_and_last(
         while same + 1 < k and drawn[order[same + 1]] == drawn[order[r]]:
             same += 1
         h[seat, 3] = cards[order[r]]
-        features(values, h, active, top, progress, knocker, turns, stock_left, f)
-        _chances(f, active, linear, hidden, bias, out_w, chances)
+        features(state, h, f)
+        _lives(f, active, knocker, model, lives)
         for p in range(n):
-            mean[p] += chances[p] * (same - r + 1) / k
+            mean[p] += lives[p] * (same - r + 1) / k
         if drawn[order[r]] == drawn[k - 1]:  # the top card's value
-            last[:] = chances
+            last[:] = lives
         r = same + 1
 
 
@@ -305,22 +336,20 @@ def _add_luck(
     seat: int,
     cards: np.ndarray,
     model: tuple,
-    scale: float,
-    win_after: np.ndarray,
+    win_delta: np.ndarray,
     lost: np.ndarray,
     wins: np.ndarray,
 ) -> None:
     """Add one chance event's luck to ``lost`` and ``wins`` (by seat, in place).
 
-    Without ``cards`` the event is the deal that left ``hands``: expected, the mean of
-    the chances over the deals that hand the same hands round the seats dealt in (as
+    Without ``cards`` the event is the deal that left the hands: expected, the mean of
+    the lives over the deals that hand the same hands round the seats dealt in (as
     likely as the deal itself, so the luck has mean zero whatever the model; for a
-    model that treats the seats alike, one chance in the seats dealt in). With
-    ``cards`` (the stock, its last card on top) ``seat`` draws: the mean chances over
-    every card expected, the top card's had (:func:`_mean_and_last`). ``win_after[j, i]``: seat ``i``'s chance
-    to win the game when ``j`` loses the round."""
-    values, hands, active, top, progress, knocker, turns, stock_left = state
-    linear, hidden, bias, out_w = model
+    model that treats the seats alike, one share in the seats dealt in). With ``cards``
+    (the stock, its last card on top) ``seat`` draws: the mean lives over every card
+    expected, the top card's had (:func:`_mean_and_last`). ``win_delta[j, i]``: how
+    seat ``i``'s chance to win the game moves when ``j`` loses a life."""
+    hands, active, knocker = state[1], state[2], state[5]
     n = hands.shape[0]
     expected = np.zeros(n)
     had = np.zeros(n)
@@ -329,45 +358,40 @@ def _add_luck(
         seats = np.flatnonzero(active)
         m = seats.size
         rotated = hands.copy()
-        chances = np.zeros(n)
-        f = np.zeros((n, linear.shape[0]))
+        lives = np.zeros(n)
+        f = np.zeros((n, model[0].shape[0]))
         for p in range(n):
             expected[p] = 0.0
         for r in range(m):
             for i in range(m):
                 rotated[seats[i]] = hands[seats[(i + r) % m]]
-            features(values, rotated, active, top, progress, knocker, turns, stock_left, f)
-            _chances(f, active, linear, hidden, bias, out_w, chances)
+            features(state, rotated, f)
+            _lives(f, active, knocker, model, lives)
             for p in range(n):
-                expected[p] += chances[p] / m
-    _accumulate(had, expected, scale, win_after, lost, wins)
+                expected[p] += lives[p] / m
+    _accumulate(had, expected, win_delta, lost, wins)
 
 
 @njit(cache=True)
 def _accumulate(
-    had: np.ndarray,
-    expected: np.ndarray,
-    scale: float,
-    win_after: np.ndarray,
-    lost: np.ndarray,
-    wins: np.ndarray,
+    had: np.ndarray, expected: np.ndarray, win_delta: np.ndarray, lost: np.ndarray, wins: np.ndarray
 ) -> None:
-    """Add the luck ``had - expected`` (chances to lose, by seat) in lives and in wins."""
+    """Add the luck ``had - expected`` (lives lost, by seat) in lives and in wins."""
     n = had.shape[0]
     for p in range(n):
         d = had[p] - expected[p]
-        lost[p] += scale * d
+        lost[p] += d
         for i in range(n):
-            wins[i] += d * win_after[p, i]
+            wins[i] += d * win_delta[p, i]
 
 
 def state_arrays(s: GameState, drawn: bool = False) -> tuple:
     """What the kernels read of ``s``: ``(values, hands, active, top, progress,
-    knocker, turns, stock_left)`` (``turns[0]``: 1 for a seat with a turn before the
-    showdown after a knock; ``turns[1]``: a seat's wait, the seats to play before it
-    plays again over the seats dealt in, 0 for the seat to play next); with ``drawn``,
-    as after the seat to act draws from the stock (it has had its turn, the stock has a
-    card less)."""
+    knocker, turns, stock_left, blitz)`` (``turns[0]``: 1 for a seat with a turn before
+    the showdown after a knock; ``turns[1]``: a seat's wait, the seats to play before it
+    plays again over the seats dealt in, 0 for the seat to play next; ``blitz``: see
+    :func:`_rule_arrays`); with ``drawn``, as after the seat to act draws from the stock
+    (it has had its turn, the stock has a card less)."""
     n = s.num_players
     flat: list[int] = []
     for hand in s.hands:  # a seat out holds no cards
@@ -392,7 +416,8 @@ def state_arrays(s: GameState, drawn: bool = False) -> tuple:
     progress = min(s.turn / (3.0 * sum(s.active)), 2.0)
     top = s.discard[-1] if s.discard else -1
     stock_left = (len(s.stock) - (1 if drawn else 0)) / len(s.rules.deck_cards)
-    return _value_array(s.rules), hands, active, top, progress, s.knocker, turns, stock_left
+    values, blitz = _rule_arrays(s.rules)
+    return values, hands, active, top, progress, s.knocker, turns, stock_left, blitz
 
 
 #: -1s that fill a hand of k cards up to four
@@ -407,13 +432,13 @@ def _next(active: list[bool], seat: int) -> int:
     return seat
 
 
-def state_features(s: GameState) -> tuple[np.ndarray, np.ndarray]:
-    """Every seat's :data:`FEATURES` in ``s`` ``(n, F)`` and the seats dealt in: what the
-    model sees (for fitting it)."""
-    values, hands, active, top, progress, knocker, turns, stock_left = state_arrays(s)
+def state_features(s: GameState, drawn: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    """Every seat's :data:`FEATURES` in ``s`` ``(n, F)`` (``drawn``: as :func:`state_arrays`),
+    the seats dealt in and the knocker: what the model sees (for fitting it)."""
+    state = state_arrays(s, drawn)
     out = np.zeros((s.num_players, NUM_FEATURES))
-    features(values, hands, active, top, progress, knocker, turns, stock_left, out)
-    return out, active
+    features(state, state[1], out)
+    return out, state[2], state[5]
 
 
 class LuckObserver:
@@ -428,7 +453,7 @@ class LuckObserver:
         "weights",
         "lost",
         "wins",
-        "_win_after",
+        "_win_delta",
         "_wins_measured",
         "_inner",
         "_sampled",
@@ -448,7 +473,7 @@ class LuckObserver:
         self.wins = np.zeros(self.n)
         self._inner = inner
         self._sampled = sampled or {}
-        self._win_after = np.zeros((self.n, self.n))  # stays zero where the luck in wins is not measured
+        self._win_delta = np.zeros((self.n, self.n))  # stays zero where the luck in wins is not measured
         try:
             check_win_objective(state.rules, self.n)
             self._wins_measured = True
@@ -459,7 +484,7 @@ class LuckObserver:
         """:func:`_add_luck` of the event that left ``s`` (the deal), or of ``seat``'s
         draw of the top of ``cards`` (the stock)."""
         state = state_arrays(s, drawn=bool(cards.size))
-        _add_luck(state, seat, cards, self.weights, self.model.scale, self._win_after, self.lost, self.wins)
+        _add_luck(state, seat, cards, self.weights, self._win_delta, self.lost, self.wins)
 
     # -- events -------------------------------------------------------------------------
 
@@ -468,14 +493,14 @@ class LuckObserver:
         leaves for the luck in wins."""
         if self._wins_measured:
             bonus = 1 if s.rules.free_ride else 0
-            self._win_after = _win_after(
+            self._win_delta = _win_delta(
                 tuple(s.lives[p] + bonus if s.active[p] else 0 for p in range(self.n))
             )
         self._add(s)
 
     def _value(self, s: GameState, action: int) -> np.ndarray:
-        """The chances to lose after ``action`` in ``s``: after a draw from the stock,
-        their mean over every card it could bring."""
+        """The expected lives lost after ``action`` in ``s``: after a draw from the
+        stock, their mean over every card it could bring."""
         mean, last = np.zeros(self.n), np.zeros(self.n)
         if action == DRAW_STOCK and s.phase == DRAW and s.stock:
             arrays, seat, cards = state_arrays(s, drawn=True), s.current, np.array(s.stock, dtype=np.int64)
@@ -498,7 +523,7 @@ class LuckObserver:
                 had = v
         if had is None:
             raise ValueError(f"the player sampled {action}, a move its own probabilities give no chance")
-        _accumulate(had, expected, self.model.scale, self._win_after, self.lost, self.wins)
+        _accumulate(had, expected, self._win_delta, self.lost, self.wins)
 
     def before(self, s: GameState, seat: int, action: int) -> bool:
         chances = self._sampled.get(seat)
@@ -514,15 +539,17 @@ class LuckObserver:
 
 
 @cache
-def _win_after(left: tuple[int, ...]) -> np.ndarray:
-    """``[j, i]``: seat ``i``'s chance to win the game from ``left`` (losses left per
-    seat, 0 for a seat out) when seat ``j`` loses one (a row of zeros for a seat out)."""
+def _win_delta(left: tuple[int, ...]) -> np.ndarray:
+    """``[j, i]``: how seat ``i``'s chance to win the game from ``left`` (losses left
+    per seat, 0 for a seat out) moves when seat ``j`` loses one (a row of zeros for a
+    seat out): the luck in wins is the luck in lives through it."""
     n = len(left)
+    now = [win_chance(list(left), i) for i in range(n)]
     out = np.zeros((n, n))
     for j in range(n):
         if left[j] > 0:
             after = list(left)
             after[j] -= 1
-            out[j] = [win_chance(after, i) for i in range(n)]
+            out[j] = [win_chance(after, i) - now[i] for i in range(n)]
     out.flags.writeable = False
     return out
