@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seed", type=int, default=10000, help="the games' seed (10000 and up: not a measurement's)"
     )
-    parser.add_argument("--hidden", type=int, default=16, help="hidden units of the model")
+    parser.add_argument("--hidden", type=int, default=8, help="hidden units of the model")
     parser.add_argument("--epochs", type=int, default=8, help="passes of the fit over the states")
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games")
     parser.add_argument("--out", type=Path, required=True, help="the model's JSON file")

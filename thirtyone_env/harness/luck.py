@@ -76,6 +76,8 @@ FEATURES = (
     "lowest x last",  # after a knock, no seat has a turn before the showdown
     "holds a blitz",  # a blitz that ends the round now (31 on the seat's turn)
     "blitz now",  # some seat dealt in holds one: every other seat loses a life
+    "offered gain",  # to the seat to play next: the value the card it will be offered adds
+    "offered gain x knocked",
 )
 #: Where :func:`_lives` reads a blitz that ends the round (the model's answer then is exact).
 _HOLDS_BLITZ = FEATURES.index("holds a blitz")
@@ -192,6 +194,22 @@ def _best3(values: np.ndarray, a: int, b: int, c: int, d: int) -> float:
 
 
 @njit(cache=True)
+def _let_go(values: np.ndarray, hand: np.ndarray) -> int:
+    """The card of a hand of four outside its best three (the first such, on a tie)."""
+    a, b, c, d = hand[0], hand[1], hand[2], hand[3]
+    best, card = values[b * PAIR_STRIDE + c * NUM_CARDS + d], a
+    v = values[a * PAIR_STRIDE + c * NUM_CARDS + d]
+    if v > best:
+        best, card = v, b
+    v = values[a * PAIR_STRIDE + b * NUM_CARDS + d]
+    if v > best:
+        best, card = v, c
+    if values[a * PAIR_STRIDE + b * NUM_CARDS + c] > best:
+        card = d
+    return card
+
+
+@njit(cache=True)
 def features(state: tuple, hands: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out`` ``(n, F)`` with every seat's :data:`FEATURES` (zeros for a seat not
     dealt in) in ``state`` (:func:`state_arrays`) with these ``hands`` ``(n, 4)`` (a
@@ -214,6 +232,12 @@ def features(state: tuple, hands: np.ndarray, out: np.ndarray) -> None:
         if blitzes and active[p] and v[p] == blitz[0] and (hands[p, 3] >= 0 or progress == 0.0):
             holds[p] = 1.0
     now = holds.max() if n else 0.0
+    # the card the seat to play next is offered: the discard pile's top, or the card a
+    # drawer holding four lets go (the one outside its best three)
+    offered = top
+    for p in range(n):
+        if active[p] and hands[p, 3] >= 0:
+            offered = _let_go(values, hands[p])
     for p in range(n):
         v[p] /= 10.0
     for p in range(n):
@@ -251,6 +275,10 @@ def features(state: tuple, hands: np.ndarray, out: np.ndarray) -> None:
         out[p, 17] = lowest * last
         out[p, 18] = holds[p]
         out[p, 19] = now
+        if turns[1, p] == 0.0 and h[3] < 0 and offered >= 0:
+            offer = _best3(values, h[0], h[1], h[2], offered) / 10.0 - v[p]
+            out[p, 20] = offer
+            out[p, 21] = offer * knocked
 
 
 @njit(cache=True)
@@ -295,8 +323,7 @@ def _mean_and_last(
     those with the top card (``state``, :func:`state_arrays`, as after the draw);
     without, both the lives of the hands as they are. ``model``: the weights of
     :meth:`LuckModel.arrays`."""
-    hands, active, knocker = state[1], state[2], state[5]
-    values = state[0]
+    values, hands, active, knocker = state[0], state[1], state[2], state[5]
     n = hands.shape[0]
     f = np.zeros((n, model[0].shape[0]))
     if not cards.size:
@@ -304,28 +331,38 @@ def _mean_and_last(
         _lives(f, active, knocker, model, last)
         mean[:] = last
         return
-    # the model reads the drawer's hand by its value alone: cards that leave it the
-    # same value leave the same lives, worked out once
+    # the model reads a drawn card by two numbers alone: the drawer's value with it and
+    # what the card it then lets go adds to the seat to play next; cards alike in both
+    # leave the same lives, worked out once
     h = hands.copy()
     k = cards.size
-    drawn = np.empty(k)
+    turns = state[6]
+    following = -1
+    for p in range(n):
+        if active[p] and p != seat and turns[1, p] == 0.0 and hands[p, 3] < 0:
+            following = p
+    key = np.empty(k)  # the two numbers in one: hand values are below 1,000
     for r in range(k):
-        drawn[r] = _best3(values, h[seat, 0], h[seat, 1], h[seat, 2], cards[r])
-    order = np.argsort(drawn)
+        h[seat, 3] = cards[r]
+        key[r] = 1000.0 * _best3(values, h[seat, 0], h[seat, 1], h[seat, 2], cards[r])
+        if following >= 0:
+            g = h[following]
+            key[r] += _best3(values, g[0], g[1], g[2], _let_go(values, h[seat]))
+    order = np.argsort(key)
     lives = np.zeros(n)
     for p in range(n):
         mean[p] = 0.0
     r = 0
     while r < k:
         same = r
-        while same + 1 < k and drawn[order[same + 1]] == drawn[order[r]]:
+        while same + 1 < k and key[order[same + 1]] == key[order[r]]:
             same += 1
         h[seat, 3] = cards[order[r]]
         features(state, h, f)
         _lives(f, active, knocker, model, lives)
         for p in range(n):
             mean[p] += lives[p] * (same - r + 1) / k
-        if drawn[order[r]] == drawn[k - 1]:  # the top card's value
+        if key[order[r]] == key[k - 1]:  # the top card's
             last[:] = lives
         r = same + 1
 
