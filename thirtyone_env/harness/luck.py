@@ -23,14 +23,16 @@ the Bus) or scored in points or chips keeps its plain estimate.
 
 The value function is a round-loss model (:class:`LuckModel`, plain numbers in
 ``luck_model.json``): each seat dealt in loses the round with a chance that a small
-network gives from features of its hand (the best three cards' value, the value with
-the discard pile's top card, how it compares with the other seats'), of the knock and
-of how far the round has gone (:data:`FEATURES`), normalised over the seats. A seat's
-luck in lives is ``scale`` times the change of its chance; its luck in wins is the
-change of its chance to win the game (:mod:`~thirtyone_env.harness.equity`'s model of
-the rounds to come) over who loses the round. ``benchmarks/luck_model.py`` fitted it to
-the rounds of games at a mix of tables and players, on seeds no measurement uses; the
-closer it follows the real chances, the fewer games an estimate needs.
+network gives from features of its hand (the best three cards' value, how it compares
+with the other seats', whether it would lose a showdown now, what the card the next
+seat will be offered adds to that seat), of the knock and of how far the round has gone
+(:data:`FEATURES`), normalised over the seats, and then loses ``scale`` lives (more if
+it knocked); a 31 that ends the round is valued exactly. A seat's luck in lives is the
+change of its expected lives lost; its luck in wins is that change carried through its
+chance to win the game (:mod:`~thirtyone_env.harness.equity`'s model of the rounds to
+come). ``benchmarks/luck_model.py`` fitted it to the rounds of games at a mix of tables
+and players, on seeds no measurement uses; the closer it follows the real chances, the
+fewer games an estimate needs.
 """
 
 from __future__ import annotations
