@@ -101,10 +101,17 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--out {args.out} holds an earlier measurement: give a new folder")
     except (ValueError, OSError) as e:
         parser.error(str(e))
+    from rich.console import Console
+
+    from thirtyone_env.harness.progress import RateBar
+
     start = time.perf_counter()
-    rows = gl.run_gauntlet(
-        args.candidate, args.seats, args.rules, args.games, args.seed, args.workers, args.tables
-    )
+    total = gl.planned_games(args.seats, args.games, args.tables)
+    with RateBar("games", "games", total, Console(stderr=True)) as advance:
+        rows = gl.run_gauntlet(
+            args.candidate, args.seats, args.rules, args.games, args.seed, args.workers, args.tables,
+            progress=advance,
+        )  # fmt: skip
     elapsed = time.perf_counter() - start
     command = "python benchmarks/variance.py " + " ".join(sys.argv[1:] if argv is None else argv)
     title = f"{args.candidate} minus expert, {args.seats} seats, {args.rules}, seed {args.seed}"
