@@ -3,8 +3,8 @@
     python benchmarks/publish_cards.py cards/greedy cards/ppo_standard_2p ... \\
         --docs docs/zoo/cards
 
-Each folder is the ``--out`` of one ``evaluate.py --card`` run (``card.json``,
-``card.md``, ``card.png``); its name names the page. Writes ``<docs>/<name>.md`` (the
+Each folder is the ``--out`` of one ``evaluate.py --card`` run (``card.json`` and
+``card.png``); its name names the page. Writes ``<docs>/<name>.md`` (the
 card, the one command that made it and the time it took, its picture),
 ``<docs>/<name>.png`` and ``<docs>/index.md`` (a row a card). A page there that this
 script did not write is never replaced.
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from thirtyone_env.harness.files import atomic_write
+from training.card import markdown
 
 MARK = "<!-- written by benchmarks/publish_cards.py: run it again to change this page -->"
 
@@ -33,10 +34,10 @@ def command(config: dict[str, Any], name: str) -> str:
     )
 
 
-def page(card: dict[str, Any], text: str, name: str) -> str:
+def page(card: dict[str, Any], name: str) -> str:
     """The card's page: how it was made, its picture, then the card itself."""
     c = card["config"]
-    head, _, body = text.partition("\n")
+    head, _, body = markdown(card).partition("\n")
     return "\n".join(
         [
             MARK,
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         parser.exit(2, f"publish_cards.py: error: {e}\n")
     for name, card, folder in cards:
-        atomic_write(args.docs / f"{name}.md", page(card, (folder / "card.md").read_text(), name))
+        atomic_write(args.docs / f"{name}.md", page(card, name))
         atomic_write(args.docs / f"{name}.png", (folder / "card.png").read_bytes())
     atomic_write(args.docs / "index.md", index([(name, card) for name, card, _ in cards]))
     print(f"wrote {len(cards)} cards and their index to {args.docs}")

@@ -37,6 +37,8 @@ from thirtyone_env.harness.files import atomic_write
 #: The reference table of the rating: the player first, then these (as many as fit).
 REFERENCE = ("expert", "greedy", "blitz31", "expert", "greedy")
 QUESTIONS = ("knock", "switch", "take")
+#: Fewer decisions of a question at a turn than this: the card gives no interval there.
+FEW = 10
 PARTS = "parts"
 
 
@@ -199,6 +201,7 @@ def markdown(card: dict[str, Any]) -> str:
             lines.append(
                 f"| {q} | {p['decisions']:,} | {p['regret']:.4f} [{p['low']:.4f}, {p['high']:.4f}] |"
             )
+    lines += ["", *_by_turn(card["regret"]["questions"])]
     r = card["rating"]
     lines += [
         "",
@@ -209,6 +212,31 @@ def markdown(card: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _by_turn(questions: dict[str, Any]) -> list[str]:
+    """The regret by the player's own turn: a row a turn, a column a question; a turn
+    with fewer than :data:`FEW` decisions of a question shows only their number (they
+    count in the pooled row above)."""
+    cells: dict[int, dict[str, str]] = {}
+    for q, r in questions.items():
+        for row in r["by_turn"]:
+            cells.setdefault(int(row["turn"]), {})[q] = (
+                f"{row['regret']:.3f} [{row['low']:.3f}, {row['high']:.3f}] ({row['decisions']})"
+                if row["decisions"] >= FEW
+                else f"({row['decisions']})"
+            )
+    if not cells:
+        return []
+    lines = [
+        "By own turn (regret [95% CI] (decisions)):",
+        "",
+        "| turn | " + " | ".join(questions) + " |",
+        "|---:|" + "---|" * len(questions),
+    ]
+    for turn in sorted(cells):
+        lines.append(f"| {turn} | " + " | ".join(cells[turn].get(q, "") for q in questions) + " |")
+    return lines
 
 
 def plot(card: dict[str, Any], path: Path) -> None:
