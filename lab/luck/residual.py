@@ -26,6 +26,43 @@ from thirtyone_env.harness.driver import NOBODY, Table, reset_players
 from thirtyone_env.harness.luck import LuckObserver, _lives, default_model, state_features
 
 
+class Watch:
+    """One game's moves and rounds: the value's jump at each move, each round's luck."""
+
+    def __init__(self, value, jumps, lost, kept) -> None:
+        self.value, self.jumps, self.lost, self.kept = value, jumps, lost, kept
+        self.luck: LuckObserver | None = None
+        self.before_move: np.ndarray | None = None
+        self.kind = ""
+        self.start = None
+
+    def before(self, s, seat, action) -> bool:
+        if action == DRAW_STOCK:
+            return False  # a chance event: its jump is the luck taken out
+        self.before_move = self.value(s)
+        self.kind = "knock" if action == KNOCK else "take" if s.phase == DRAW else "discard"
+        return True
+
+    def after(self, s, seat, action) -> None:
+        if s.phase >= ROUND_OVER:
+            after, kind = np.array(s.result.losses, float), f"{self.kind} ending the round"
+        else:
+            after, kind = self.value(s), self.kind
+        self.jumps[kind] += float(((after - self.before_move) ** 2).sum())
+
+    def dealt(self, s) -> None:
+        self.luck.dealt(s)
+        self.start = self.luck.lost.copy()
+
+    def settled(self, s) -> None:
+        y = np.array(s.result.losses, float)
+        round_luck = self.luck.lost - self.start
+        for p in range(len(y)):
+            if s.hands[p]:
+                self.lost.append(y[p])
+                self.kept.append(y[p] - round_luck[p])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("players", help="one spec a seat, comma-separated")
@@ -46,47 +83,25 @@ def main() -> None:
         return out
 
     jumps: dict[str, float] = collections.defaultdict(float)
-    lost, kept = [], []
+    lost: list[float] = []
+    kept: list[float] = []
     for g in range(args.games):
         rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(g,)))
         players = [agents.from_spec(spec) for spec in specs]
         reset_players(players, rng)
         state = new_game(rules, n, rng)
-        now: dict[str, object] = {}
-
-        class Moves:
-            def before(self, s, seat, action) -> bool:
-                if action == DRAW_STOCK:
-                    return False  # a chance event: its jump is the luck taken out
-                now["value"] = value(s)
-                now["kind"] = "knock" if action == KNOCK else "take" if s.phase == DRAW else "discard"
-                return True
-
-            def after(self, s, seat, action) -> None:
-                if s.phase >= ROUND_OVER:
-                    after, kind = np.array(s.result.losses, float), f"{now['kind']} ending the round"
-                else:
-                    after, kind = value(s), now["kind"]
-                jumps[kind] += float(((after - now["value"]) ** 2).sum())
-
-        luck = LuckObserver(model, state, Moves())
-
-        def dealt(s) -> None:
-            luck.dealt(s)
-            now["start"] = luck.lost.copy()
-
-        def settled(s) -> None:
-            y = np.array(s.result.losses, float)
-            round_luck = luck.lost - now["start"]
-            for p in range(n):
-                if s.hands[p]:
-                    lost.append(y[p])
-                    kept.append(y[p] - round_luck[p])
-
+        watch = Watch(value, jumps, lost, kept)
+        watch.luck = LuckObserver(model, state, watch)
         table = Table(
-            state, players, rng, layout=ObsLayout(n, rules), observer=luck, on_settle=settled, on_deal=dealt
+            state,
+            players,
+            rng,
+            layout=ObsLayout(n, rules),
+            observer=watch.luck,
+            on_settle=watch.settled,
+            on_deal=watch.dealt,
         )
-        dealt(state)
+        watch.dealt(state)
         table.advance(NOBODY)
     y, k = np.array(lost), np.array(kept)
     print(f"{len(y):,} seat-rounds: variance of the lives lost {y.var():.4f}, less the luck {k.var():.4f}")
