@@ -26,8 +26,10 @@ from thirtyone_env.harness.luck import (
     FEATURES,
     LuckObserver,
     _lives,
+    _mean_and_last,
     applies,
     default_model,
+    features,
     state_arrays,
     state_features,
 )
@@ -89,6 +91,29 @@ def _lives_of(s, drawn: bool = False) -> np.ndarray:
     out = np.zeros(s.num_players)
     _lives(f, active, knocker, default_model().arrays(), out)
     return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_draws_expectation_worked_out_by_groups_is_the_mean_over_every_card(seed):
+    """Cards that leave the drawer the same value and offer the next seat the same gain
+    are valued once; the expectation is still the mean over every card one by one."""
+    s = _mid_round(seed, moves=8 + seed)
+    state = state_arrays(s, drawn=True)
+    cards = np.array(s.stock, dtype=np.int64)
+    weights = default_model().arrays()
+    mean, last = np.zeros(4), np.zeros(4)
+    _mean_and_last(state, s.current, cards, weights, mean, last)
+    each = []
+    for card in cards:
+        hands = state[1].copy()
+        hands[s.current, 3] = card
+        f = np.zeros((4, len(FEATURES)))
+        features(state, hands, f)
+        lives = np.zeros(4)
+        _lives(f, state[2], state[5], weights, lives)
+        each.append(lives)
+    assert np.abs(mean - np.mean(each, axis=0)).max() < 1e-12
+    assert np.abs(last - each[-1]).max() < 1e-12
 
 
 def test_a_draw_that_makes_31_is_valued_exactly():

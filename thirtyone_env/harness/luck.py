@@ -84,6 +84,8 @@ FEATURES = (
 #: Where :func:`_lives` reads a blitz that ends the round (the model's answer then is exact).
 _HOLDS_BLITZ = FEATURES.index("holds a blitz")
 _BLITZ_NOW = FEATURES.index("blitz now")
+_OFFER = FEATURES.index("offered gain")  #: and "offered gain x knocked" after it
+_KNOCKED = FEATURES.index("knocked")
 NUM_FEATURES = len(FEATURES)
 #: The packaged model: fitted by ``benchmarks/luck_model.py`` (its file says how).
 MODEL_FILE = Path(__file__).with_name("luck_model.json")
@@ -284,36 +286,54 @@ def features(state: tuple, hands: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _lives(f: np.ndarray, active: np.ndarray, knocker: int, model: tuple, lives: np.ndarray) -> None:
-    """Each seat's expected lives lost this round into ``lives`` (0 for a seat not dealt
-    in): :class:`LuckModel` read on the features ``f``."""
-    linear, hidden, bias, out_w, scales = model
+def _score(f: np.ndarray, p: int, model: tuple) -> float:
+    """Seat ``p``'s score before the softmax: ``linear . f + out . tanh(hidden . f + bias)``."""
+    linear, hidden, bias, out_w = model[0], model[1], model[2], model[3]
+    x = 0.0
+    for j in range(f.shape[1]):
+        x += linear[j] * f[p, j]
+    for u in range(bias.shape[0]):
+        a = bias[u]
+        for j in range(f.shape[1]):
+            a += hidden[u, j] * f[p, j]
+        x += out_w[u] * np.tanh(a)
+    return x
+
+
+@njit(cache=True)
+def _lives_of(
+    f: np.ndarray, z: np.ndarray, active: np.ndarray, knocker: int, scales: np.ndarray, lives: np.ndarray
+) -> None:
+    """Each seat's expected lives lost into ``lives`` from its features ``f`` and scores
+    ``z`` (:func:`_score`): exact where a blitz ends the round, else the softmax of the
+    scores over the seats dealt in times the scales."""
     n = f.shape[0]
     if f[:, _BLITZ_NOW].max() > 0:
         for p in range(n):
             lives[p] = 1.0 if active[p] and f[p, _HOLDS_BLITZ] == 0 else 0.0
         return
     top_z = -1e300
-    z = np.zeros(n)
     for p in range(n):
-        if not active[p]:
-            continue
-        x = 0.0
-        for j in range(f.shape[1]):
-            x += linear[j] * f[p, j]
-        for u in range(bias.shape[0]):
-            a = bias[u]
-            for j in range(f.shape[1]):
-                a += hidden[u, j] * f[p, j]
-            x += out_w[u] * np.tanh(a)
-        z[p] = x
-        top_z = max(top_z, x)
+        if active[p]:
+            top_z = max(top_z, z[p])
     total = 0.0
     for p in range(n):
         lives[p] = np.exp(z[p] - top_z) if active[p] else 0.0
         total += lives[p]
     for p in range(n):
         lives[p] *= (scales[0] + (scales[1] if p == knocker else 0.0)) / total
+
+
+@njit(cache=True)
+def _lives(f: np.ndarray, active: np.ndarray, knocker: int, model: tuple, lives: np.ndarray) -> None:
+    """Each seat's expected lives lost this round into ``lives`` (0 for a seat not dealt
+    in): :class:`LuckModel` read on the features ``f``."""
+    n = f.shape[0]
+    z = np.zeros(n)
+    for p in range(n):
+        if active[p]:
+            z[p] = _score(f, p, model)
+    _lives_of(f, z, active, knocker, model[4], lives)
 
 
 @njit(cache=True)
@@ -352,16 +372,28 @@ def _mean_and_last(
             key[r] += _best3(values, g[0], g[1], g[2], _let_go(values, h[seat]))
     order = np.argsort(key)
     lives = np.zeros(n)
+    z = np.zeros(n)
     for p in range(n):
         mean[p] = 0.0
     r = 0
+    value = -1.0
     while r < k:
         same = r
         while same + 1 < k and key[order[same + 1]] == key[order[r]]:
             same += 1
-        h[seat, 3] = cards[order[r]]
-        features(state, h, f)
-        _lives(f, active, knocker, model, lives)
+        if key[order[r]] // 1000.0 != value:  # a new value of the drawer's: every seat read
+            value = key[order[r]] // 1000.0
+            h[seat, 3] = cards[order[r]]
+            features(state, h, f)
+            for p in range(n):
+                if active[p]:
+                    z[p] = _score(f, p, model)
+        else:  # the same, another offer: only the seat offered it reads anew
+            offer = (key[order[r]] - 1000.0 * value) / 10.0 - f[following, 0]
+            f[following, _OFFER] = offer
+            f[following, _OFFER + 1] = offer * f[following, _KNOCKED]
+            z[following] = _score(f, following, model)
+        _lives_of(f, z, active, knocker, model[4], lives)
         for p in range(n):
             mean[p] += lives[p] * (same - r + 1) / k
         if key[order[r]] == key[k - 1]:  # the top card's
