@@ -4,7 +4,7 @@ One command (``evaluate.py --card SPEC``) measures four things and writes them a
 ``card.md``, ``card.png`` and ``card.json``:
 
 1. **The gauntlet** (:mod:`agents.gauntlet`): its margin over the expert in its seat at
-   every gauntlet table, with the luck of the cards taken out.
+   every gauntlet table, with the luck of the cards taken out where the rules allow.
 2. **The exploiter** (:mod:`training.exploit`): a best response trained against copies
    of it, and that response's margin over it in its seat, with the training budget: a
    lower bound on how exploitable it is.
@@ -181,7 +181,8 @@ def markdown(card: dict[str, Any]) -> str:
         f"{c['seats']} seats, rules `{c['rules']}`, seed {c['seed']}; measured in {card['seconds'] / 60:.0f} minutes "
         f"with {c['workers']} worker(s).",
         "",
-        "## Gauntlet (margin over the expert in its seat, luck of the cards taken out)",
+        "## Gauntlet (margin over the expert in its seat, "
+        + ("luck of the cards taken out)" if any(r.get("luck") for r in g["rows"]) else "plain estimates)"),
         "",
         gl.gauntlet_table(g["rows"], c["rules"]),
         "## Exploiter",
