@@ -50,7 +50,11 @@ class CardConfig:
     seats: int = field(default=4, metadata={"help": "seats at every table of the card"})
     rules: str = field(default="standard", metadata={"help": "a rules preset or house rules"})
     games: int = field(
-        default=400, metadata={"help": "games a gauntlet table; the rating plays ten times as many"}
+        default=400,
+        metadata={
+            "help": "games a gauntlet table; the rating plays ten times as many, the exploiter's "
+            "comparison twice as many (at least 1,000), both a tenth at a chips table's long games"
+        },
     )
     decisions: int = field(default=400, metadata={"help": "decisions measured a regret question"})
     rollouts: int = field(default=16, metadata={"help": "play-outs an option of a regret decision"})
@@ -77,10 +81,18 @@ class CardConfig:
         return (self.spec, *REFERENCE[: self.seats - 1])
 
 
+def _games(config: CardConfig, games: int) -> int:
+    """``games`` of a game with lives, fewer where a game runs longer (a tenth at
+    banking's 100 rounds), as the recipes' reports do: about the same rounds."""
+    from training.recipe import longer_games
+
+    return max(config.seats, games // longer_games(config.rules))
+
+
 def exploit_config(config: CardConfig) -> Any:
     from training.exploit import ExploitConfig
 
-    return ExploitConfig(config.spec, config.seats, config.rules, config.time_limit, max(1000, 2 * config.games),
+    return ExploitConfig(config.spec, config.seats, config.rules, config.time_limit, _games(config, max(1000, 2 * config.games)),
                          config.seed, config.workers)  # fmt: skip
 
 
@@ -155,7 +167,7 @@ def _regret(config: CardConfig, out: Path, progress: bool) -> dict[str, Any]:
 
 def _rating(config: CardConfig, out: Path, progress: bool) -> dict[str, Any]:
     tournament = TournamentConfig(
-        config.reference, 10 * config.games, config.rules, config.seed, config.workers
+        config.reference, _games(config, 10 * config.games), config.rules, config.seed, config.workers
     )
     games = run_tournament(tournament, portable.reader(config.reference))
     board = ratings(tournament, games)

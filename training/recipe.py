@@ -265,7 +265,7 @@ def default(rules: str, players: int, teacher: str | None = None) -> Recipe:
     data = tomllib.loads((RECIPES / name).read_text(encoding="utf-8"))
     table = data.setdefault("table", {})
     table.update(rules=rules, players=players)
-    fewer = _longer_games(rules)
+    fewer = longer_games(rules)
     for key in ("report_games", "report_most_games"):
         if key in table:
             table[key] = max(100, table[key] // fewer)
@@ -295,7 +295,7 @@ def _table_kind(rules: str) -> str:
 ROUNDS_OF_A_GAME = 10
 
 
-def _longer_games(rules: str) -> int:
+def longer_games(rules: str) -> int:
     """How many times longer than a game with lives a game of these rules runs: a chips
     game plays on to its ``max_rounds`` (100 at banking), so its reports play a tenth of
     the games for about the same rounds; 1 elsewhere (and for a name that is no preset,
