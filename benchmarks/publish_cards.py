@@ -74,7 +74,7 @@ def index_row(card: dict[str, Any], name: str) -> str:
         f"| [{name}]({name}.md) | `{c['spec']}` | {c['seats']}, `{c['rules']}` "
         f"| {_span(card['gauntlet']['rows'])} "
         f"| {100 * m['wins_diff']:+.1f} [{100 * m['wins_low']:+.1f}, {100 * m['wins_high']:+.1f}] "
-        f"after {e['training_s'] / 60:.0f} min | {regret} "
+        f"after {e['training_s'] / 60:.0f} min{'' if m['wins_low'] > 0 else ' (no weakness found)'} | {regret} "
         f"| {card['rating']['rating']['ordinal']:.1f} | {card['seconds'] / 60:.0f} |"
     )
 
