@@ -7,7 +7,8 @@ Plays games at a mix of tables (two to five seats, the rules of the stock games,
 built-in players and held-out heuristics), keeps every seat's features at each state
 the model is read at (after each deal and each draw from the stock) with the lives the
 round then cost it, and fits the round-loss model to them: each seat's chance to lose,
-times the lives a loser loses, against the lives it lost (least squares). The seeds
+times the lives a loser loses (more for a knocker), exact where a 31 ends the round,
+against the lives it lost (least squares). The seeds
 of the fit (10000 and up by default) are kept apart from those of the measurements (the
 benchmarks and docs use seeds below 10000), so no estimate is tuned on its own games.
 
