@@ -109,18 +109,20 @@ def test_a_step_worse_at_one_table_is_worse_even_where_it_is_better_at_another(t
 
 
 def test_a_report_plays_on_to_resolve_only_while_time_is_left():
-    """The first games are always played; more, to resolve a difference, only until the
-    deadline (a recipe's time limit bounds its reports)."""
+    """Without a deadline the planned games and more, to resolve a difference; under
+    one a probe of PROBE_GAMES first, and more only while time is left (a recipe's time
+    limit bounds its reports)."""
     import math
     import time
 
     from agents.ppo import zoo_by_id
-    from training.report import resolved_row
+    from training.report import PROBE_GAMES, resolved_row
 
     after, before = (str(zoo_by_id(f"ppo_standard_2p-v{v}").path) for v in (2, 1))
-    args = (after, before, ["greedy"], 40, "standard", 5, 1, 120)
-    assert resolved_row(*args, deadline=time.monotonic())["games"] == 40
-    assert resolved_row(*args, deadline=math.inf)["games"] == 120
+    args = (after, before, ["greedy"], 80, "standard", 5, 1, 120)
+    assert resolved_row(*args, deadline=time.monotonic())["games"] == PROBE_GAMES < 80
+    assert resolved_row(*args, deadline=time.monotonic() + 600)["games"] == 120
+    assert 80 < resolved_row(*args, deadline=math.inf)["games"] <= 120
 
 
 def row(wins: float, wins_half: float, lives: float, lives_half: float) -> dict[str, float]:

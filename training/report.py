@@ -35,6 +35,9 @@ MODEL = "best_model.zip"
 #: a comparison plays on until its wins interval reaches at most this far from its
 #: difference (2 points: a 2-point difference is resolved), or up to its most games
 RESOLVE_WINS = 0.02
+#: Games of a report's first comparison under a time limit: the rate they play at says
+#: how many more fit before the deadline.
+PROBE_GAMES = 40
 
 
 def resolved(row: dict[str, Any]) -> bool:
@@ -111,19 +114,21 @@ def resolved_row(
     """Model file ``after`` minus ``before`` in the same seat against ``opponents`` on
     the same deals (:func:`agents.gauntlet.compare`): ``games`` games, then, until the
     difference is :func:`resolved`, as many more as the wins interval says a 2-point
-    difference needs, up to ``most`` games and, at
-    the rate the last comparison played, no further than ``deadline``
-    (``time.monotonic()``): a recipe's time limit bounds its reports too."""
+    difference needs, up to ``most`` games. Under a ``deadline`` (``time.monotonic()``:
+    a recipe's time limit bounds its reports too) the first comparison plays
+    at most :data:`PROBE_GAMES` (a difference resolved there needs no more) and every
+    later one only as many games as fit by then at the rate the last one played: at a
+    table of slow opponents (``search``) the planned games alone can take minutes."""
     from agents.gauntlet import compare
 
-    n = games
+    n = games if math.isinf(deadline) else min(games, PROBE_GAMES)
     while True:
         t0 = time.monotonic()
         row = compare(f"ppo:path={after}", f"ppo:path={before}", opponents, n, rules, seed, workers)
         if resolved(row) or n >= most:
             return row
         half = (row["wins_high"] - row["wins_low"]) / 2
-        wanted = min(most, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1))
+        wanted = max(games, min(most, math.ceil(n * (half / RESOLVE_WINS) ** 2 * 1.1)))
         per_game = (time.monotonic() - t0) / n
         left = deadline - time.monotonic()
         fits = wanted if math.isinf(left) or per_game <= 0 else int(left / per_game)
