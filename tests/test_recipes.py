@@ -192,6 +192,16 @@ def test_the_time_limit_bounds_the_whole_recipe(tmp_path, capsys):
     assert "The recipe stopped early" in (tmp_path / "t" / "report.md").read_text()
 
 
+def test_a_time_limit_leaves_the_collection_most_of_it_when_the_fit_asked_for_is_longer(tmp_path, capsys):
+    """Fitting the decisions asked for would take far longer than the limit: the
+    collection still gets three quarters of it (not one game), the fit the rest."""
+    big = TINY_STEPS.split("[[step]]")[1].replace("decisions = 400", "decisions = 2000000")
+    recipe = write(tmp_path, TINY_TABLE + "[[step]]" + big.replace("epochs = 2", "epochs = 200"))
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "t", "--time-limit", "12") == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("imitation of greedy:"))
+    assert int(line.split(": ")[1].split(" decisions")[0].replace(",", "")) > 1000, line
+
+
 def test_a_recipe_file_carries_its_time_limit_and_the_command_line_overrides_it(tmp_path):
     recipe = write(tmp_path, TINY_TABLE + "time_limit = 0.001\n" + TINY_STEPS)
     assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "own") == 0

@@ -24,6 +24,12 @@ from training.collection import (
 )
 from training.config import TrainConfig
 
+#: The most of a time limit the collection leaves for the fit after it. The fit of all
+#: the decisions asked for can take longer than the whole limit (200,000 decisions for
+#: 30 epochs): leaving all of that would end the collection after its first game, 20
+#: decisions of a slow teacher. A fit cut short by the limit stops after its first epoch.
+FIT_SHARE = 0.25
+
 
 def read_partial(config: TrainConfig) -> Any:
     """The decisions an interrupted collection of this run saved, if they are the
@@ -108,7 +114,9 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
         reserve = 0.0
         if config.time_limit:  # the fit of the new decisions and any earlier ones
             fitted = config.imitate_decisions + (len(earlier) if earlier is not None else 0)
-            reserve = fit_seconds(model, earlier, fitted, config.imitate_epochs)
+            reserve = min(
+                fit_seconds(model, earlier, fitted, config.imitate_epochs), FIT_SHARE * config.time_limit
+            )
         demos = collect_demonstrations(config, progress, reserve)
     if not saved.exists():
         save_demonstrations(demos, saved)
