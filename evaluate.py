@@ -31,7 +31,7 @@ import agents
 from agents import gauntlet as gl
 from agents import portable
 from thirtyone_env.game.rules import PRESETS, Rules
-from thirtyone_env.harness.command import run_command
+from thirtyone_env.harness.command import CommandParser, run_command
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
     config_dict,
@@ -91,7 +91,7 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog=PROG,
         description="Tournament with duplicate deals and rotated seats, or a player's gauntlet (--gauntlet).",
         formatter_class=HelpFormatter,

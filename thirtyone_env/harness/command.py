@@ -7,6 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import NoReturn
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that refuses bad input in one line on stderr, status 2
+    (``prog: error: ...``): the usage is what ``--help`` is for."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def run_command(prog: str, what: str, body: Callable[[], int], interrupted: str = "interrupted") -> int:
