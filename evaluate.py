@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ from agents import gauntlet as gl
 from agents import portable
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.command import CommandParser, run_command
+from thirtyone_env.harness.driver import check_table
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
     config_dict,
@@ -44,9 +46,15 @@ from thirtyone_env.harness.evaluation import (
     write_record_manifest,
 )
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
-from thirtyone_env.harness.parallel import BACKENDS, Backend
+from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
 from thirtyone_env.harness.records import MANIFEST
-from thirtyone_env.harness.report import check_out_dir, default_out_name, new_results_dir
+from thirtyone_env.harness.report import (
+    check_out_dir,
+    check_run,
+    claim_run,
+    default_out_name,
+    new_results_dir,
+)
 
 PROG = "evaluate.py"
 
@@ -224,29 +232,34 @@ def check_players(parser: argparse.ArgumentParser, players: list[str], rules: Ru
             parser.error(str(e))
     for spec in players:
         try:
-            player = agents.from_spec(spec)
-            check = getattr(player, "check_table", None)
-            if callable(check):
-                check(len(players), rules)
+            check_table(agents.from_spec(spec), len(players), rules, spec)
         except (ValueError, OSError) as e:
             parser.error(str(e))
 
 
-def check_counts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def check_counts(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, held: int | None = None, part: str = ""
+) -> None:
     """The rules preset, ``--games`` (within :data:`MAX_GAMES` and the memory the
-    statistics take), ``--workers`` and ``--seed``; errors exit with code 2."""
+    statistics take), ``--workers`` and ``--seed``; errors exit with code 2. ``held``:
+    the most games the run holds at once, where ``--games`` sets more than itself
+    (``part`` names where: a card's rating plays ten times ``--games``)."""
     try:
         Rules.preset(args.rules)
     except ValueError as e:
         parser.error(str(e))
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be at least 1 and at most {MAX_GAMES:,}, got {args.games}")
+    held = args.games if held is None else held
+    where = f" ({part} holds {held:,} games at once)" if held != args.games else ""
+    if held > MAX_GAMES:
+        parser.error(f"--games {args.games:,} is too many{where}: a run holds at most {MAX_GAMES:,} games")
     memory = available_memory()
-    if memory is not None and args.games * BYTES_PER_GAME > memory:
+    if memory is not None and held * BYTES_PER_GAME > memory:
         parser.error(
-            f"--games {args.games:,} needs about {args.games * BYTES_PER_GAME / 1e9:.1f} GB for its statistics "
+            f"--games {args.games:,} needs about {held * BYTES_PER_GAME / 1e9:.1f} GB for its statistics{where} "
             f"and {memory / 1e9:.1f} GB are available: play at most {memory // BYTES_PER_GAME:,} games a run "
-            "(or split the tournament into runs with different --seed values)"
+            "(or split the run into runs with different --seed values)"
         )
     check_backend(parser, args)
     if args.seed < 0:
@@ -266,6 +279,13 @@ def check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             )
     elif args.workers < 0:
         parser.error(f"--workers must be 0 (automatic) or more with --cluster ray, got {args.workers}")
+    else:
+        address = args.ray_address or os.environ.get("RAY_ADDRESS")
+        if address:
+            try:
+                check_reachable(address)
+            except ValueError as e:
+                parser.error(str(e))
 
 
 def backend_of(args: argparse.Namespace) -> Backend:
@@ -386,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     out = results_dir(args, config)
     try:
         check_out_dir(out)
+        if config.record_dir is None:
+            check_run(out, "tournament", tournament_options(config))
     except (ValueError, OSError) as e:
         parser.error(str(e))
     folders = [(out, "--out")]
@@ -411,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
 CHUNK = 8
 
 
+def tournament_options(config: TournamentConfig) -> dict[str, Any]:
+    """What names a tournament in its folder: its configuration but the workers and the
+    display names (its games do not depend on them), and its work units' size."""
+    return {k: v for k, v in config_dict(config).items() if k not in ("workers", "names")} | {"chunk": CHUNK}
+
+
 def resumable(out: Path, config: TournamentConfig) -> tuple[dict[int, list], Any]:
     """The work units an interrupted run of this tournament left in ``out/partial``, and
     the ``on_unit`` that keeps each unit as it finishes (nothing is kept with
@@ -418,31 +446,14 @@ def resumable(out: Path, config: TournamentConfig) -> tuple[dict[int, list], Any
     the tournament a folder's units belong to; another tournament there is refused."""
     if config.record_dir is not None:
         return {}, None
-    what = json.loads(
-        json.dumps(
-            {k: v for k, v in config_dict(config).items() if k not in ("workers", "names")} | {"chunk": CHUNK}
-        )
-    )
-    marker, partial = out / "tournament.json", out / "partial"
+    partial = out / "partial"
     done: dict[int, list] = {}
-    if marker.exists():
-        try:
-            theirs = json.loads(marker.read_text())
-        except (OSError, ValueError) as e:
-            raise ValueError(f"--out {out}: cannot read its tournament.json ({e})") from None
-        if theirs != what:
-            diff = sorted(k for k in set(theirs) | set(what) if theirs.get(k) != what.get(k))
-            raise ValueError(
-                f"--out {out} holds an interrupted tournament with other options ({', '.join(diff)}): "
-                "run that one again to finish it, or give another --out"
-            )
+    if claim_run(out, "tournament", tournament_options(config)):
         for path in sorted(partial.glob("unit_*.json")):
             try:
                 done[int(path.stem[5:])] = outcomes_from_json(path.read_text())
             except (OSError, ValueError) as e:
                 raise ValueError(f"cannot read the finished work unit {path}: {e}") from None
-    else:
-        atomic_write(marker, json.dumps(what, indent=2) + "\n")
 
     def on_unit(k: int, games: list) -> None:
         atomic_write(partial / f"unit_{k:06d}.json", outcome_json(games))
@@ -526,16 +537,21 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
 def check_gauntlet_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Validate a gauntlet run before any game (the candidate and every opponent can
     sit at the table, the tables exist); errors exit with code 2."""
-    for option, value in (("--time-limit", args.time_limit), ("--decisions", args.decisions)):
+    for option, owners, value in (
+        ("--time-limit", "--exploit or --card", args.time_limit),
+        ("--decisions", "--card", args.decisions),
+    ):
         if value is not None:
-            parser.error(f"{option} belongs to --exploit or --card; a gauntlet plays --games a table")
+            parser.error(f"{option} belongs to {owners}; a gauntlet plays --games a table")
     if args.record is not None:
         parser.error("--record belongs to tournaments (--players); a gauntlet keeps no game records")
+    if args.names is not None:
+        parser.error("--names belongs to tournaments (--players); a gauntlet names its tables itself")
     if args.games is None:
         args.games = gl.DEFAULT_GAMES
     if args.seats is None:
         args.seats = GAUNTLET_SEATS
-    check_counts(parser, args)
+    check_counts(parser, args, 2 * args.games, "a table's two sides")
     try:
         Rules.preset(args.rules).check_num_players(args.seats)
     except ValueError as e:
@@ -553,29 +569,18 @@ def gauntlet_dir(args: argparse.Namespace) -> Path:
     return args.out or new_results_dir(Path("results"), name)
 
 
-def check_gauntlet_out(out: Path) -> None:
-    """:func:`check_out_dir` for a gauntlet: a folder holding an earlier run's
-    ``results.json`` (a gauntlet's or a tournament's) is never replaced."""
-    if (out / "results.json").is_file():
-        raise ValueError(
-            f"--out {out} holds the results of an earlier run: refusing to replace them "
-            "(give another --out, or remove that folder)"
-        )
-    check_out_dir(out)
-
-
 def gauntlet_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """Check, claim the results folder, play the gauntlet and write its results."""
     check_gauntlet_args(parser, args)
     out = gauntlet_dir(args)
     try:
-        check_gauntlet_out(out)
+        check_out_dir(out, "gauntlet")
     except (ValueError, OSError) as e:
         parser.error(str(e))
 
     def body() -> int:
         with Claim([(out, "--out")]) as claim:
-            check_gauntlet_out(out)  # again, now that no other run can write it
+            check_out_dir(out, "gauntlet")  # again, now that no other run can write it
             code = play_gauntlet(args, out)
             claim.done = code == 0
             return code
@@ -586,7 +591,6 @@ def gauntlet_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
     """Play every table, print the summary table and write ``gauntlet.png``,
     ``gauntlet.md`` and ``results.json`` (last) into ``out`` (checked and locked)."""
-    import json
 
     from rich.console import Console
 
@@ -662,28 +666,48 @@ EXPLOIT_GAMES = 2000
 
 
 def check_trained_args(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, flag: str, games: int, refused: tuple[str, ...]
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    flag: str,
+    games: int,
+    refused: tuple[str, ...],
+    held: tuple[int, str],
 ) -> None:
     """What ``--exploit`` and ``--card`` check alike: options that do not go with
-    ``flag`` (``refused``, and ``--plain``), ``--games`` (default ``games``) and
-    ``--seats`` defaults, the counts; errors exit with code 2."""
+    ``flag`` (``refused``, ``--plain`` and a Ray cluster), ``--games`` (default
+    ``games``) and ``--seats`` defaults, ``--time-limit``, the counts (``held``: the
+    most games the run holds at once as a multiple of ``--games`` and where, with a
+    floor); errors exit with code 2."""
     for option in ("--record", "--tables", "--names", *refused):
         if getattr(args, option[2:].replace("-", "_")) is not None:
             parser.error(f"{option} does not go with {flag}")
     if args.plain:
         parser.error(f"--plain does not go with {flag}: its comparisons take the luck out where they can")
+    if args.cluster != "local" or args.ray_address is not None:
+        parser.error(
+            f"--cluster ray does not go with {flag}: it trains and plays on this machine (--workers processes)"
+        )
+    if args.time_limit is not None and not (math.isfinite(args.time_limit) and args.time_limit > 0):
+        parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
     if args.games is None:
         args.games = games
     if args.seats is None:
         args.seats = GAUNTLET_SEATS
-    check_counts(parser, args)
+    times, part = held
+    check_counts(parser, args, max(args.games, times * args.games), part)
+    try:
+        Rules.preset(args.rules).check_num_players(args.seats)
+    except ValueError as e:
+        parser.error(f"--seats {args.seats}: {e}")
 
 
 def check_exploit_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The exploit's configuration, everything checked before any training or game
     (the player can sit at the table, the time limit fits one update, the recipe and
     its players); errors exit with code 2."""
-    check_trained_args(parser, args, "--exploit", EXPLOIT_GAMES, ("--decisions",))
+    check_trained_args(
+        parser, args, "--exploit", EXPLOIT_GAMES, ("--decisions",), (2, "its comparison's two sides")
+    )
     try:
         from training.exploit import ExploitConfig, check
 
@@ -706,16 +730,12 @@ def exploit_dir(args: argparse.Namespace) -> Path:
     return args.out or Path("results") / name
 
 
-def check_exploit_out(out: Path) -> None:
-    """A folder holding finished results (an exploit's or any other run's) is never
-    replaced; one holding an interrupted exploit run is gone on with."""
-    for name in ("exploit.json", "results.json"):
-        if (out / name).is_file():
-            raise ValueError(
-                f"--out {out} holds the results of an earlier run ({name}): refusing to replace them "
-                "(give another --out, or remove that folder)"
-            )
-    check_out_dir(out)
+def run_options(config: Any) -> dict[str, Any]:
+    """What names an exploit's or a card's run in its folder: every field of its
+    configuration but where and how long it trains (the workers and the time limit, as
+    ``train.py --resume`` may give them anew): an interrupted run is gone on with only
+    under the same ones."""
+    return {k: getattr(config, k) for k in config.__dataclass_fields__ if k not in ("workers", "time_limit")}
 
 
 def exploit_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -723,13 +743,15 @@ def exploit_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
     config = check_exploit_args(parser, args)
     out = exploit_dir(args)
     try:
-        check_exploit_out(out)
+        check_out_dir(out, "exploit")
+        check_run(out, "exploit", run_options(config))
     except (ValueError, OSError) as e:
         parser.error(str(e))
 
     def body() -> int:
         with Claim([(out, "--out")]) as claim:
-            check_exploit_out(out)
+            check_out_dir(out, "exploit")  # again, now that no other run can write it
+            claim_run(out, "exploit", run_options(config))
             code = play_exploit(args, config, out)
             claim.done = code == 0
             return code
@@ -762,7 +784,7 @@ def play_exploit(args: argparse.Namespace, config: Any, out: Path) -> int:
 
 def check_card_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
     """The card's configuration, every part checked before any game; errors exit 2."""
-    check_trained_args(parser, args, "--card", gl.DEFAULT_GAMES, ())
+    check_trained_args(parser, args, "--card", gl.DEFAULT_GAMES, (), (10, "its rating"))
     try:
         from training.card import CardConfig, check
 
@@ -794,12 +816,8 @@ def card_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         args.rules, ("card", f"{args.seats}p", args.card), args.seed
     )
     try:
-        for name in ("card.json", "results.json", "exploit.json"):
-            if (out / name).is_file():
-                raise ValueError(
-                    f"--out {out} holds the results of an earlier run ({name}): refusing to replace them"
-                )
-        check_out_dir(out)
+        check_out_dir(out, "card")
+        check_run(out, "card", run_options(config))
     except (ValueError, OSError) as e:
         parser.error(str(e))
 
@@ -807,6 +825,8 @@ def card_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from training.card import make, write
 
         with Claim([(out, "--out")]) as claim:
+            check_out_dir(out, "card")  # again, now that no other run can write it
+            claim_run(out, "card", run_options(config))
             start = time.perf_counter()
             try:
                 card = make(config, out, progress=not args.no_progress)

@@ -88,22 +88,28 @@ def check_spec(spec: str) -> None:
     options of the right types. Builds no player and reads no model file: a player
     class may offer a static ``check_options(**options)`` for cheap checks of its own
     (the learned player: that its model file exists)."""
-    _, target, kwargs = _parse(spec)
+    label, target, kwargs = _parse(spec)
     check = getattr(target, "check_options", None)
     if inspect.isclass(target) and callable(check):
-        check(**kwargs)
+        try:
+            check(**kwargs)
+        except (ValueError, OSError):
+            raise
+        except TypeError as e:
+            raise ValueError(f"bad options for player {label!r}: {e}") from None
+        except Exception as e:  # the player's own check failed: name it, whatever it raised
+            raise ValueError(f"player {label!r} could not be checked: {type(e).__name__}: {e}") from None
 
 
 def check_at_table(specs: Collection[str], num_players: int, rules: Any) -> None:
     """Check each spec (:func:`check_spec`) and that its player takes a seat at this
     table (its ``check_table``: a model for another table is refused): ``ValueError``
     naming the first that does not, before any game is played."""
+    from thirtyone_env.harness.driver import check_table
+
     for spec in specs:
         check_spec(spec)
-        player = from_spec(spec)
-        check = getattr(player, "check_table", None)
-        if callable(check):
-            check(num_players, rules)
+        check_table(from_spec(spec), num_players, rules, spec)
 
 
 def from_spec(spec: str) -> Any:
@@ -203,6 +209,8 @@ def _parse(spec: str) -> tuple[str, Any, dict[str, Any]]:
             raise ValueError(
                 f"bad options for player {label!r}: unknown option {key!r}; options are {sorted(params)}"
             )
+        if key in kwargs:
+            raise ValueError(f"bad options for player {label!r}: {key!r} is given twice")
         kwargs[key] = _parse_value(label, key, raw.strip(), params[key])
     missing = [k for k, p in params.items() if p.default is inspect.Parameter.empty and k not in kwargs]
     if missing:

@@ -39,6 +39,7 @@ import numpy as np
 import agents
 from agents import portable
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.driver import check_table
 from thirtyone_env.harness.evaluation import (
     GameOutcome,
     TournamentConfig,
@@ -157,10 +158,7 @@ def check_gauntlet(
     for spec in specs:
         agents.check_spec(spec)
     for spec in specs:
-        player = agents.from_spec(spec)
-        check = getattr(player, "check_table", None)
-        if callable(check):
-            check(num_players, resolved)
+        check_table(agents.from_spec(spec), num_players, resolved, spec)
     return chosen
 
 

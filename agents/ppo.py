@@ -174,6 +174,16 @@ def _row_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (x[:, None] * w).sum(axis=0) + b
 
 
+def check_model_path(path: Path) -> None:
+    """``ValueError`` naming the problem unless ``path`` is a file (a model's)."""
+    if not str(path).strip() or str(path) == ".":
+        raise ValueError("the model's path is empty: give path=<a model .zip or .npz file>")
+    if path.is_dir():
+        raise ValueError(f"model path {path} is a folder, not a model file (.zip or .npz)")
+    if not path.is_file():
+        raise ValueError(f"model file not found: {path}")
+
+
 def load_policy(path: str | os.PathLike) -> NumpyPolicy:
     """A :class:`NumpyPolicy` from an SB3 model ``.zip`` or a snapshot ``.npz``; a
     missing or damaged file raises ``ValueError`` naming the path. Nothing in the file
@@ -181,8 +191,7 @@ def load_policy(path: str | os.PathLike) -> NumpyPolicy:
     Loaded once per file version (path, size, modification time): a tournament builds
     a player per game, and reading an SB3 zip costs far more than a game."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"model file not found: {path}")
+    check_model_path(path)
     stat = path.stat()
     return _load_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
@@ -894,8 +903,8 @@ class PPOPlayer(PolicyPlayer):
         table is picked at the table when neither is given)."""
         if path is not None and model is not None:
             raise ValueError("give the model by path or by zoo id (model=), not both")
-        if path is not None and not Path(path).is_file():
-            raise ValueError(f"model file not found: {path}")
+        if path is not None:
+            check_model_path(Path(path))
         if model is not None:
             zoo_by_id(model)
 

@@ -41,7 +41,7 @@ from thirtyone_env.game.cards import format_card, format_cards, parse_card
 from thirtyone_env.game.engine import GAME_OVER, legal_actions, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.game.views import describe_view, player_view
-from thirtyone_env.harness.driver import Table, reset_players
+from thirtyone_env.harness.driver import Table, check_table, reset_players
 from thirtyone_env.harness.files import check_new_file
 from thirtyone_env.harness.replay import describe_event
 
@@ -259,10 +259,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rul
             parser.error(str(e))
     for spec in args.opponents:
         try:
-            player = agents.from_spec(spec)
-            check = getattr(player, "check_table", None)
-            if callable(check):
-                check(n, rules)
+            check_table(agents.from_spec(spec), n, rules, spec)
         except (ValueError, OSError) as e:
             parser.error(str(e))
     return rules

@@ -235,7 +235,7 @@ def test_a_finished_tournament_is_never_replaced(tmp_path):
     assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [done.name, f"{done.name}-2"]
     refused(
         evaluate("--players", "greedy", "random", "--games", "2", "--out", str(done), cwd=tmp_path),
-        "holds the results of an earlier tournament",
+        "holds the results of an earlier run",
     )
     assert (done / "results.json").read_bytes() == before
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import agents
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.driver import check_table
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
 from training.collection import load_demonstrations
 from training.config import TrainConfig
@@ -47,10 +48,7 @@ def check_players(config: TrainConfig) -> None:
     rules = Rules.resolve(config.rules)
     teachers = [s for s in (config.imitate, config.imitate_behaviour) if s]
     for spec in dict.fromkeys((*config.opponent_specs, *config.eval_specs, *teachers)):
-        player = agents.from_spec(spec)
-        check = getattr(player, "check_table", None)
-        if callable(check):
-            check(config.players, rules)
+        check_table(agents.from_spec(spec), config.players, rules, spec)
 
 
 def anchor_to_warm_start(model: Any, config: TrainConfig, fresh: bool) -> None:

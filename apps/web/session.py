@@ -27,7 +27,7 @@ from thirtyone_env.game.cards import format_card, hand_value
 from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, legal_actions, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.game.views import player_view, public_result
-from thirtyone_env.harness.driver import Table, reset_players
+from thirtyone_env.harness.driver import Table, check_table, reset_players
 from thirtyone_env.harness.replay import describe_event
 
 #: Most seeds a person may give (the record keeps it).
@@ -99,9 +99,7 @@ class GameSession:
         others = []
         for spec in self.opponents:
             player = make_player(spec)
-            check = getattr(player, "check_table", None)
-            if callable(check):
-                check(self.num_players, self.rules)
+            check_table(player, self.num_players, self.rules, spec)
             others.append(player)
         it = iter(others)
         players = [None if p == seat else next(it) for p in range(self.num_players)]

@@ -143,6 +143,25 @@ def reset_players(players: Iterable[Any], rng: np.random.Generator) -> None:
             reset(rng)
 
 
+def check_table(player: Any, num_players: int, rules: Any, label: str | None = None) -> None:
+    """Tell ``player`` the table it is to sit at: its ``check_table(num_players,
+    rules)``, where it has one, raises ``ValueError`` (or ``OSError``) naming what it
+    cannot play. Any other exception its own code raises becomes a ``ValueError``
+    naming the player (``label``, else its class), so a tool reports it in one line."""
+    check = getattr(player, "check_table", None)
+    if not callable(check):
+        return
+    try:
+        check(num_players, rules)
+    except (ValueError, OSError):
+        raise
+    except Exception as e:
+        name = label if label is not None else type(player).__name__
+        raise ValueError(
+            f"player {name!r} could not be checked for the table: {type(e).__name__}: {e}"
+        ) from None
+
+
 def check_seated(players: Iterable[Any], num_players: int, rules: Any) -> None:
     """Tell each player the table it is seated at, before it plays there: a player with
     a ``check_table(num_players, rules)`` method gets it called once (a learned player
@@ -150,10 +169,9 @@ def check_seated(players: Iterable[Any], num_players: int, rules: Any) -> None:
     cannot play); ``None`` entries, seats played from outside, are skipped."""
     seen: set[int] = set()
     for player in players:
-        check = getattr(player, "check_table", None)
-        if callable(check) and id(player) not in seen:
+        if player is not None and id(player) not in seen:
             seen.add(id(player))
-            check(num_players, rules)
+            check_table(player, num_players, rules)
 
 
 def encodings_of(players: Sequence[Any], default: str) -> list[str]:

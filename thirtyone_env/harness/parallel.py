@@ -24,6 +24,7 @@ import importlib.util
 import multiprocessing as mp
 import os
 import signal
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -76,6 +77,27 @@ def ordered_map(fn: Callable[[Any], Any], tasks: Iterable[Any], backend: Backend
             yield from pool.imap(fn, tasks)
 
 
+#: Seconds a cluster's address has to answer before a run is refused.
+REACH_TIMEOUT = 5.0
+
+
+def check_reachable(address: str) -> None:
+    """``ValueError`` unless ``address`` (``host:port``, or ``ray://host:port`` for Ray
+    Client) answers a TCP connection within :data:`REACH_TIMEOUT` seconds: a run meant
+    for a cluster that is not there stops before its first game, in one line, instead of
+    waiting on Ray's retries. ``"auto"`` and ``"local"`` are Ray's own to resolve."""
+    if address in ("auto", "local"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"cluster address {address!r} is not host:port (ray start --head prints it)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT):
+            pass
+    except OSError as e:
+        raise ValueError(f"cannot reach the Ray cluster at {address}: {e}") from None
+
+
 def connect(address: str | None = None) -> Any:
     """The ``ray`` module, connected to ``address`` (else ``RAY_ADDRESS``, else a new
     local Ray listening on 127.0.0.1 only); an existing connection is kept."""
@@ -92,6 +114,8 @@ def connect(address: str | None = None) -> Any:
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         if target is None:  # a new Ray of our own, never one that happens to run here
             kwargs["_node_ip_address"] = "127.0.0.1"
+        else:
+            check_reachable(target)
         try:
             ray.init(address=target or "local", **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as e:

@@ -84,17 +84,32 @@ RESULT_FILES = frozenset(
         "card.md",
         "card.png",
         "card.json",
+        "exploit_run.json",
+        "card_run.json",
         FolderLock.NAME,
         *PLOTS,
     }
 )
 
 
-def check_out_dir(out_dir: Path) -> None:
-    """Raise ``ValueError`` unless results can be written to ``out_dir``: a writable
-    place for a new folder, or a folder holding nothing but the files of an interrupted
-    result of ours (no ``results.json``). A finished tournament's results are never
-    replaced: two runs never write one folder."""
+#: The runs that write a results folder: per kind, the file naming an unfinished run's
+#: options (``None``: the kind does not resume), the folders of its unfinished work and
+#: the file of its finished results (written last). One folder holds one run.
+RUN_KINDS: dict[str, tuple[str | None, tuple[str, ...], str]] = {
+    "tournament": ("tournament.json", ("partial",), "results.json"),
+    "gauntlet": (None, (), "results.json"),
+    "exploit": ("exploit_run.json", ("run",), "exploit.json"),
+    "card": ("card_run.json", ("parts", "run"), "card.json"),
+}
+
+
+def check_out_dir(out_dir: Path, kind: str = "tournament") -> None:
+    """Raise ``ValueError`` unless a ``kind`` run (:data:`RUN_KINDS`) can write its
+    results to ``out_dir``: a writable place for a new folder, or a folder holding
+    nothing but the files of an interrupted run of that kind. Finished results of any
+    run are never replaced, and another kind's unfinished run is never mixed in: two
+    runs never write one folder (:func:`claim_run` then tells whether an unfinished run
+    of the same kind is this one)."""
     out_dir = Path(out_dir)
     try:
         is_file = out_dir.is_file()
@@ -111,11 +126,73 @@ def check_out_dir(out_dir: Path) -> None:
             f"--out {out_dir} exists and is not a results folder (it holds {foreign[0]!r}): "
             "refusing to replace it"
         )
-    if (out_dir / "results.json").exists():
+    for other, (_, _, finished) in RUN_KINDS.items():
+        if (out_dir / finished).exists():
+            what = "tournament or gauntlet" if finished == "results.json" else other
+            raise ValueError(
+                f"--out {out_dir} holds the results of an earlier run (an earlier {what}'s {finished}): "
+                "refusing to replace them (give another --out, or remove that folder)"
+            )
+    marker, state, _ = RUN_KINDS[kind]
+    mine = {marker, *state} - {None}
+    for other, (their_marker, their_state, _) in RUN_KINDS.items():
+        theirs = [n for n in (their_marker, *their_state) if n is not None and n not in mine]
+        held = [n for n in theirs if (out_dir / n).exists()]
+        if other != kind and held:
+            raise ValueError(
+                f"--out {out_dir} holds an interrupted {other} run ({held[0]}), not {_a(kind)}: "
+                "finish that one with its own command, or give another --out"
+            )
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+
+
+def check_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
+    """Whether ``out_dir`` (checked by :func:`check_out_dir`) holds an interrupted
+    ``kind`` run of these ``options`` (plain JSON values) to go on with; nothing is
+    written. An unfinished run of other options, or one whose options are not
+    recorded, is refused (``ValueError`` naming the options that differ): its work is
+    never mixed into another run's results."""
+    out_dir = Path(out_dir)
+    marker_name, state, _ = RUN_KINDS[kind]
+    assert marker_name is not None, f"a {kind} run does not resume"
+    marker = out_dir / marker_name
+    if marker.exists():
+        try:
+            theirs = json.loads(marker.read_text())
+        except (OSError, ValueError) as e:
+            raise ValueError(f"--out {out_dir}: cannot read its {marker_name} ({e})") from None
+        want = json.loads(json.dumps(options))
+        if theirs != want:
+            keys = set(theirs) | set(want) if isinstance(theirs, dict) else set(want)
+            diff = sorted(k for k in keys if not isinstance(theirs, dict) or theirs.get(k) != want.get(k))
+            raise ValueError(
+                f"--out {out_dir} holds an interrupted {kind} with other options ({', '.join(diff)}): "
+                "run that one again to finish it, or give another --out"
+            )
+        return True
+    held = [n for n in state if (out_dir / n).exists()]
+    if held:
         raise ValueError(
-            f"--out {out_dir} holds the results of an earlier tournament: refusing to replace them "
-            "(give another --out, or remove that folder)"
+            f"--out {out_dir} holds unfinished work ({held[0]}) of {_a(kind)} whose options are not "
+            "recorded: give another --out, or remove that folder"
         )
+    return False
+
+
+def claim_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
+    """:func:`check_run`, then, for a new run, its options written into the folder
+    (locked by the caller) first, so that whoever finds the run unfinished knows it:
+    ``True`` where an interrupted run of these options is gone on with."""
+    if check_run(out_dir, kind, options):
+        return True
+    make_dir(Path(out_dir))
+    atomic_write(
+        Path(out_dir) / RUN_KINDS[kind][0], json.dumps(json.loads(json.dumps(options)), indent=2) + "\n"
+    )
+    return False
 
 
 def new_results_dir(parent: Path, name: str) -> Path:

@@ -13,13 +13,14 @@ status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 from thirtyone_env.harness.command import run_command
-from thirtyone_env.harness.driver import OBJECTIVES
-from thirtyone_env.harness.parallel import BACKENDS, Backend
+from thirtyone_env.harness.driver import OBJECTIVES, check_table
+from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
 from thirtyone_env.research import folder
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.questions import QUESTION_HELP, QUESTIONS
@@ -123,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.cluster == "local" and args.ray_address is not None:
             raise ValueError("--ray-address needs --cluster ray")
         backend = Backend(args.cluster, args.workers, args.ray_address)
+        address = args.ray_address or os.environ.get("RAY_ADDRESS")
+        if backend.kind == "ray" and address:
+            check_reachable(address)  # before the first job, not after Ray's retries
         from thirtyone_env.harness.player_specs import spec_reader
 
         make_player = spec_reader(config.table, backend)
@@ -130,10 +134,7 @@ def main(argv: list[str] | None = None) -> int:
 
         rules = Rules.resolve(config.rules)
         for spec in dict.fromkeys(config.table):  # built once here: a bad spec fails now, not in a worker
-            player = make_player(spec)
-            check = getattr(player, "check_table", None)
-            if callable(check):
-                check(len(config.table), rules)
+            check_table(make_player(spec), len(config.table), rules, spec)
         out = args.out or default_out(config)
         folder.check_folder(out, config)  # refused before any lock or game
     except ValueError as e:
