@@ -56,12 +56,12 @@ from thirtyone_env.harness.driver import observe  # noqa: E402
 
 #: The seats' players of the game being set up (the tournament hands them to
 #: ``sampled_moves`` just before it builds the luck observer).
-_SEATED: dict[str, object] = {}
+SEATED: dict[str, object] = {}
 _sampled_moves = evaluation.sampled_moves
 
 
-def _remember(policies, layout):
-    _SEATED["policies"], _SEATED["layout"] = policies, layout
+def remember(policies, layout):
+    SEATED["policies"], SEATED["layout"] = policies, layout
     return _sampled_moves(policies, layout)
 
 
@@ -74,7 +74,7 @@ class ForesightObserver(L.LuckObserver):
 
     def __init__(self, model, state, inner=None, sampled=None) -> None:
         super().__init__(model, state, inner, sampled)
-        self.policies, self.layout = _SEATED["policies"], _SEATED["layout"]
+        self.policies, self.layout = SEATED["policies"], SEATED["layout"]
         self.encodings = [getattr(p, "obs_encoding", "view") for p in self.policies]
 
     def _model_value(self, t, seat: int = -1) -> np.ndarray:
@@ -102,30 +102,33 @@ class ForesightObserver(L.LuckObserver):
         return self._model_value(t)
 
     def _add(self, s, seat: int = -1, cards: np.ndarray = L._NO_CARDS) -> None:
-        expected, had = np.zeros(self.n), None
-        if cards.size:  # a draw: every card of the stock in turn on its top
-            for r in range(cards.size):
-                t = clone_state(s)
-                t.stock[r], t.stock[-1] = t.stock[-1], t.stock[r]
-                apply_action(t, DRAW_STOCK, L._NO_RNG)
-                v = self.foreseen(t)
-                expected += v / cards.size
-                if r == cards.size - 1:
-                    had = v
-        else:  # a deal: the hands handed round the seats dealt in
-            seats = [p for p in range(self.n) if s.active[p]]
-            for r in range(len(seats)):
-                t = clone_state(s)
-                for i, p in enumerate(seats):
-                    t.hands[p] = list(s.hands[seats[(i + r) % len(seats)]])
-                v = self.foreseen(t)
-                expected += v / len(seats)
-                if r == 0:
-                    had = v
-        L._accumulate(had, expected, self._win_delta, self.lost, self.wins)
+        starts, actual = outcomes(s, cards)
+        v = np.array([self.foreseen(t) for t in starts])
+        L._accumulate(v[actual], v.mean(0), self._win_delta, self.lost, self.wins)
+
+
+def outcomes(s, cards: np.ndarray) -> tuple[list, int]:
+    """Every outcome of the chance event at ``s``, each as likely, and which one the
+    game had: with ``cards`` (the stock, its top card last) each card drawn in turn,
+    else the deal's hands handed round the seats dealt in in every rotation."""
+    starts = []
+    if cards.size:  # a draw: every card of the stock in turn on its top
+        for r in range(cards.size):
+            t = clone_state(s)
+            t.stock[r], t.stock[-1] = t.stock[-1], t.stock[r]
+            apply_action(t, DRAW_STOCK, L._NO_RNG)
+            starts.append(t)
+        return starts, cards.size - 1
+    seats = [p for p in range(len(s.hands)) if s.active[p]]
+    for r in range(len(seats)):
+        t = clone_state(s)
+        for i, p in enumerate(seats):
+            t.hands[p] = list(s.hands[seats[(i + r) % len(seats)]])
+        starts.append(t)
+    return starts, 0
 
 
 if __name__ == "__main__":
-    evaluation.sampled_moves = _remember
+    evaluation.sampled_moves = remember
     evaluation.LuckObserver = ForesightObserver
     sys.exit(variance.main())

@@ -43,26 +43,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import variance  # noqa: E402
+from foresight import SEATED, outcomes, remember  # noqa: E402
 
 from thirtyone_env.envs import batch_kernels as K  # noqa: E402
 from thirtyone_env.envs.kernel_games import KernelGames  # noqa: E402
-from thirtyone_env.game.actions import DRAW_STOCK  # noqa: E402
 from thirtyone_env.game.cards import NUM_CARDS  # noqa: E402
 from thirtyone_env.game.encoding import ObsLayout  # noqa: E402
-from thirtyone_env.game.engine import apply_action  # noqa: E402
 from thirtyone_env.game.positions import clone_state  # noqa: E402
 from thirtyone_env.game.state import ROUND_OVER  # noqa: E402
 from thirtyone_env.harness import evaluation  # noqa: E402
 from thirtyone_env.harness import luck as L  # noqa: E402
 
 PLAYOUTS = 8
-_SEATED: dict[str, object] = {}
-_sampled_moves = evaluation.sampled_moves
-
-
-def _remember(policies, layout):
-    _SEATED["policies"], _SEATED["layout"] = policies, layout
-    return _sampled_moves(policies, layout)
 
 
 class PlayoutObserver(L.LuckObserver):
@@ -70,7 +62,7 @@ class PlayoutObserver(L.LuckObserver):
 
     def __init__(self, model, state, inner=None, sampled=None) -> None:
         super().__init__(model, state, inner, sampled)
-        self.policies = _SEATED["policies"]
+        self.policies = SEATED["policies"]
         hands = sorted(tuple(sorted(h)) for h in state.hands)
         entropy = [c + 1 for h in hands for c in h]
         self.seed = np.random.SeedSequence(entropy, spawn_key=(7,))
@@ -112,28 +104,12 @@ class PlayoutObserver(L.LuckObserver):
         return out
 
     def _add(self, s, seat: int = -1, cards: np.ndarray = L._NO_CARDS) -> None:
-        starts = []
-        if cards.size:  # a draw: every card of the stock in turn on its top
-            for r in range(cards.size):
-                t = clone_state(s)
-                t.stock[r], t.stock[-1] = t.stock[-1], t.stock[r]
-                apply_action(t, DRAW_STOCK, L._NO_RNG)
-                starts.append(t)
-            v = self.values(starts)
-            expected, had = v.mean(0), v[-1]
-        else:  # a deal: the hands handed round the seats dealt in
-            seats = [p for p in range(self.n) if s.active[p]]
-            for r in range(len(seats)):
-                t = clone_state(s)
-                for i, p in enumerate(seats):
-                    t.hands[p] = list(s.hands[seats[(i + r) % len(seats)]])
-                starts.append(t)
-            v = self.values(starts)
-            expected, had = v.mean(0), v[0]
-        L._accumulate(had, expected, self._win_delta, self.lost, self.wins)
+        starts, actual = outcomes(s, cards)
+        v = self.values(starts)
+        L._accumulate(v[actual], v.mean(0), self._win_delta, self.lost, self.wins)
 
 
 if __name__ == "__main__":
-    evaluation.sampled_moves = _remember
+    evaluation.sampled_moves = remember
     evaluation.LuckObserver = PlayoutObserver
     sys.exit(variance.main())
