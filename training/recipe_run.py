@@ -236,6 +236,9 @@ def stored_time_limit(root: Path, recipe: Recipe) -> float:
 def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, progress: bool) -> dict[str, Any]:
     from training.run_folder import library_versions
 
+    # the state names every model by its absolute path: a run started in one working
+    # folder is read in any other (the exploiter's measurement, a resume from elsewhere)
+    root = root.resolve()
     t0 = time.monotonic()
     if not resume:
         atomic_write(root / RECIPE_FILE, recipe.to_toml())
