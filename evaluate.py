@@ -53,7 +53,9 @@ from thirtyone_env.harness.report import (
     check_run,
     claim_run,
     default_out_name,
+    forget_run,
     new_results_dir,
+    unfinished_work,
 )
 
 PROG = "evaluate.py"
@@ -197,9 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         default=None,
-        help="results folder, locked for the run; finished results there are never replaced "
+        help="results folder, locked for the run, one run a folder; finished results there are never replaced "
         "(default: results/<rules>-<players>-s<seed>, a gauntlet's results/<rules>-gauntlet_<seats>p_<spec>-s<seed>, "
-        "in plain characters, a long or unusual name shortened with a hash)",
+        "an exploit's results/<rules>-exploit_<seats>p_<spec>-s<seed> and a card's "
+        "results/<rules>-card_<seats>p_<spec>-s<seed>, where an interrupted one goes on; in plain characters, "
+        "a long or unusual name shortened with a hash)",
     )
     p.add_argument(
         "--record",
@@ -251,7 +255,7 @@ def check_counts(
     if not 1 <= args.games <= MAX_GAMES:
         parser.error(f"--games must be at least 1 and at most {MAX_GAMES:,}, got {args.games}")
     held = args.games if held is None else held
-    where = f" ({part} holds {held:,} games at once)" if held != args.games else ""
+    where = f" ({part}: {held:,} games at once)" if held != args.games else ""
     if held > MAX_GAMES:
         parser.error(f"--games {args.games:,} is too many{where}: a run holds at most {MAX_GAMES:,} games")
     memory = available_memory()
@@ -683,10 +687,11 @@ def check_trained_args(
             parser.error(f"{option} does not go with {flag}")
     if args.plain:
         parser.error(f"--plain does not go with {flag}: its comparisons take the luck out where they can")
-    if args.cluster != "local" or args.ray_address is not None:
-        parser.error(
-            f"--cluster ray does not go with {flag}: it trains and plays on this machine (--workers processes)"
-        )
+    for option, given in (("--cluster ray", args.cluster != "local"), ("--ray-address", args.ray_address)):
+        if given:
+            parser.error(
+                f"{option} does not go with {flag}: it trains and plays on this machine (--workers processes)"
+            )
     if args.time_limit is not None and not (math.isfinite(args.time_limit) and args.time_limit > 0):
         parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
     if args.games is None:
@@ -752,7 +757,10 @@ def exploit_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
         with Claim([(out, "--out")]) as claim:
             check_out_dir(out, "exploit")  # again, now that no other run can write it
             claim_run(out, "exploit", run_options(config))
-            code = play_exploit(args, config, out)
+            try:
+                code = play_exploit(args, config, out)
+            finally:
+                forget_run(out, "exploit")  # a run stopped before it kept any work
             claim.done = code == 0
             return code
 
@@ -768,10 +776,13 @@ def play_exploit(args: argparse.Namespace, config: Any, out: Path) -> int:
     try:
         result = run(config, out, progress=not args.no_progress)
     except KeyboardInterrupt:
-        print(
-            f"interrupted: the training so far is kept in {out}; run the same command to go on",
-            file=sys.stderr,
-        )
+        if unfinished_work(out, "exploit"):
+            print(
+                f"interrupted: the training so far is kept in {out}; run the same command to go on",
+                file=sys.stderr,
+            )
+        else:
+            print("interrupted before any training was kept", file=sys.stderr)
         return 130
     print(summary(result))
     write(result, out)
@@ -831,10 +842,15 @@ def card_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             try:
                 card = make(config, out, progress=not args.no_progress)
             except KeyboardInterrupt:
-                print(
-                    f"interrupted: the parts measured so far are kept in {out}; run the same command to go on"
-                )
+                if unfinished_work(out, "card"):
+                    print(
+                        f"interrupted: the parts measured so far are kept in {out}; run the same command to go on"
+                    )
+                else:
+                    print("interrupted before any part was kept")
                 return 130
+            finally:
+                forget_run(out, "card")  # a card stopped before it kept any part
             write(card, out)
             print(
                 f"card of {config.spec} in {time.perf_counter() - start:.0f}s: {out}/card.md, {out}/card.png"

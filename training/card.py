@@ -33,6 +33,7 @@ from agents import portable
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import TournamentConfig, ratings, run_tournament
 from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.progress import counting
 
 #: The reference table of the rating: the player first, then these (as many as fit).
 REFERENCE = ("expert", "greedy", "blitz31", "expert", "greedy")
@@ -146,7 +147,17 @@ def make(
 
 
 def _gauntlet(config: CardConfig, out: Path, progress: bool) -> dict[str, Any]:
-    rows = gl.run_gauntlet(config.spec, config.seats, config.rules, config.games, config.seed, config.workers)
+    total = gl.planned_games(config.seats, config.games)
+    with counting("gauntlet", "games", total, progress) as advance:
+        rows = gl.run_gauntlet(
+            config.spec,
+            config.seats,
+            config.rules,
+            config.games,
+            config.seed,
+            config.workers,
+            progress=advance,
+        )
     return {"rows": rows}
 
 
@@ -156,7 +167,8 @@ def _regret(config: CardConfig, out: Path, progress: bool) -> dict[str, Any]:
 
     by_question = {}
     for question in config.questions:
-        df = run_study(_study(config, question), portable.reader([config.spec]))
+        with counting(f"regret: {question}", "decisions", config.decisions, progress) as advance:
+            df = run_study(_study(config, question), portable.reader([config.spec]), progress=advance)
         pooled = aggregate.regret(df)
         by_question[question] = {
             "pooled": pooled.to_dict(orient="records")[0] if len(pooled) else {},
@@ -169,7 +181,8 @@ def _rating(config: CardConfig, out: Path, progress: bool) -> dict[str, Any]:
     tournament = TournamentConfig(
         config.reference, _games(config, 10 * config.games), config.rules, config.seed, config.workers
     )
-    games = run_tournament(tournament, portable.reader(config.reference))
+    with counting("rating", "games", tournament.total_games, progress) as advance:
+        games = run_tournament(tournament, portable.reader(config.reference), progress=advance)
     board = ratings(tournament, games)
     mine = next(r for r in board if r["index"] == 0)
     return {"table": list(config.reference), "games": tournament.total_games, "rating": mine, "board": board}

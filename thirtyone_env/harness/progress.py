@@ -86,3 +86,11 @@ class RateBar:
                 file=sys.stderr,
                 flush=True,
             )
+
+
+def counting(label: str, unit: str, total: int, show: bool = True) -> RateBar:
+    """A :class:`RateBar` on stderr (``with counting(...) as advance:``), drawing
+    nothing unless ``show``: the progress of a part of a longer command."""
+    from rich.console import Console
+
+    return RateBar(label, unit, total, Console(stderr=True), disable=not show)

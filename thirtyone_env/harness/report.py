@@ -15,6 +15,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,7 @@ def check_out_dir(out_dir: Path, kind: str = "tournament") -> None:
     if is_file:
         raise ValueError(f"--out {out_dir} is not a results folder but a file: refusing to replace it")
     check_writable_dir(out_dir, "--out")
+    _check_not_inside_a_run(out_dir)
     if not out_dir.exists():
         return
     foreign = [p.name for p in out_dir.iterdir() if not _ours(p.name)]
@@ -147,6 +149,24 @@ def check_out_dir(out_dir: Path, kind: str = "tournament") -> None:
 
 def _a(noun: str) -> str:
     return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+
+
+#: The files that say a folder is a run's (its finished results or its options).
+_RUN_MARKS = tuple(
+    sorted({name for marker, _, finished in RUN_KINDS.values() for name in (marker, finished) if name})
+)
+
+
+def _check_not_inside_a_run(out_dir: Path) -> None:
+    """``ValueError`` where a folder above ``out_dir`` is a run's results folder: a run
+    never writes inside another's."""
+    for parent in Path(os.path.abspath(out_dir)).parents:
+        marks = [m for m in _RUN_MARKS if (parent / m).is_file()]
+        if marks:
+            raise ValueError(
+                f"--out {out_dir} lies inside the results folder of another run ({parent}, which holds "
+                f"{marks[0]}): give a folder outside it"
+            )
 
 
 def check_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
@@ -180,6 +200,31 @@ def check_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
             "recorded: give another --out, or remove that folder"
         )
     return False
+
+
+def unfinished_work(out_dir: Path, kind: str) -> bool:
+    """Whether ``out_dir`` holds any unfinished work of a ``kind`` run (a part or a
+    step it kept); where it holds none, a stopped run forgets its options
+    (:func:`forget_run`) and leaves nothing behind that would refuse another."""
+    for name in RUN_KINDS[kind][1]:
+        folder = Path(out_dir) / name
+        if folder.is_dir() and any(folder.iterdir()):
+            return True
+    return False
+
+
+def forget_run(out_dir: Path, kind: str) -> None:
+    """Remove a stopped ``kind`` run's options and empty work folders from ``out_dir``
+    where it kept no work (:func:`unfinished_work`)."""
+    if unfinished_work(out_dir, kind):
+        return
+    for name in RUN_KINDS[kind][1]:
+        folder = Path(out_dir) / name
+        if folder.is_dir():
+            folder.rmdir()
+    marker = RUN_KINDS[kind][0]
+    if marker is not None:
+        (Path(out_dir) / marker).unlink(missing_ok=True)
 
 
 def claim_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
