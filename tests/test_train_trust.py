@@ -440,7 +440,7 @@ def test_ctrl_c_in_the_warm_start_keeps_the_decisions_and_resume_goes_on(tmp_pat
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
-    assert "has no checkpoint: starting the run from the beginning" in again.stdout
+    assert "has no checkpoint yet: its training starts from the beginning" in again.stdout
     assert f"going on from the {len(partial):,} decisions saved" in again.stdout
     assert f"imitation of expert: {total:,} decisions" in again.stdout
     done = Demonstrations.load(run / "demonstrations.npz")
@@ -490,7 +490,7 @@ def test_a_folder_without_checkpoint_starts_again_with_its_demonstrations(finish
     best = (run / "best_evaluation.zip").read_bytes()
     assert main("--resume", str(run)) == 0
     out = capsys.readouterr().out
-    assert "has no checkpoint: starting the run from the beginning" in out
+    assert "has no checkpoint yet: its training starts from the beginning" in out
     assert f"fitting the 300 decisions saved in {run / 'demonstrations.npz'}" in out
     assert (run / "logs" / "progress_to_000000000000.csv").read_bytes() == log
     assert eval_steps(run / "evaluations_set_aside.csv") == [0, 256, 512]

@@ -150,7 +150,11 @@ def run_locked(
         check_can_go_on(config, checkpoint_steps(ckpt))
         store_operational(config)
         if ckpt is None:
-            print(f"{run_dir} has no checkpoint: starting the run from the beginning", flush=True)
+            print(
+                f"{run_dir} has no checkpoint yet: its training starts from the beginning "
+                "(an imitation warm start goes on from the decisions it saved)",
+                flush=True,
+            )
     else:
         refuse_existing(run_dir)
         write_new_run(config)
