@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
 import os
 import sys
@@ -45,7 +44,7 @@ from thirtyone_env.harness.evaluation import (
     summarize,
     write_record_manifest,
 )
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, make_dir
 from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
 from thirtyone_env.harness.records import MANIFEST
 from thirtyone_env.harness.report import (
@@ -656,7 +655,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
         "elapsed_s": elapsed,
         "tables": rows,
     }
-    atomic_write(out / "results.json", json.dumps(payload, indent=2))
+    atomic_write(out / "results.json", json_text(payload, indent=2))
     console.print(
         f"{total:,} games in {elapsed:.1f}s\nresults: {out}/results.json, {out}/gauntlet.md, {out}/gauntlet.png"
     )

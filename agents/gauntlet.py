@@ -419,17 +419,26 @@ def opponents_text(opponents: Sequence[str]) -> str:
     return ", ".join(names)
 
 
-def _star(low: float, high: float) -> str:
-    """``*`` where a 95% interval excludes 0."""
-    return "*" if low > 0 or high < 0 else ""
-
-
-def _interval(value: float, low: float, high: float, scale: float, digits: int) -> str:
-    if math.isnan(value):
+def interval_text(value: float | None, low: float | None, high: float | None, scale: float = 1.0,
+                  digits: int = 3) -> str:  # fmt: skip
+    """A signed estimate with its 95% interval, ``*`` where the interval excludes 0: ``-``
+    where there is no estimate, the estimate alone where it has no interval (one
+    sample; ``None`` or ``nan``, as strict JSON and numpy write it)."""
+    if _missing(value):
         return "-"
-    if math.isnan(low):
+    if _missing(low) or _missing(high):
         return f"{scale * value:+.{digits}f}"
-    return f"{scale * value:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]{_star(low, high)}"
+    star = "*" if low > 0 or high < 0 else ""
+    return f"{scale * value:+.{digits}f} [{scale * low:+.{digits}f}, {scale * high:+.{digits}f}]{star}"
+
+
+def _missing(x: float | None) -> bool:
+    return x is None or math.isnan(x)
+
+
+def with_nan(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with ``nan`` for each figure strict JSON wrote as ``None`` (a plot leaves it out)."""
+    return {k: math.nan if v is None else v for k, v in row.items()}
 
 
 def gauntlet_table(rows: Sequence[dict[str, Any]], rules: str | Rules = "standard") -> str:
@@ -449,8 +458,8 @@ def gauntlet_table(rows: Sequence[dict[str, Any]], rules: str | Rules = "standar
     for r in rows:
         line = (
             f"| {r['table']} | {opponents_text(r['opponents'])} | {r['games']:,} "
-            f"| {_interval(r['wins_diff'], r['wins_low'], r['wins_high'], 100, 1)} "
-            f"| {_interval(r['lives_diff'], r['lives_low'], r['lives_high'], 1, 3)} "
+            f"| {interval_text(r['wins_diff'], r['wins_low'], r['wins_high'], 100, 1)} "
+            f"| {interval_text(r['lives_diff'], r['lives_low'], r['lives_high'], 1, 3)} "
             f"| {r['candidate_win_rate']:.1%} | {r['expert_win_rate']:.1%} "
             f"| {r['candidate_lives']:.3f} | {r['expert_lives']:.3f} |"
         )

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.gauntlet import interval_text
 from thirtyone_env.harness.files import atomic_write
 from training.card import markdown
 
@@ -73,8 +74,8 @@ def index_row(card: dict[str, Any], name: str) -> str:
     return (
         f"| [{name}]({name}.md) | `{c['spec']}` | {c['seats']}, `{c['rules']}` "
         f"| {_span(card['gauntlet']['rows'])} "
-        f"| {100 * m['wins_diff']:+.1f} [{100 * m['wins_low']:+.1f}, {100 * m['wins_high']:+.1f}] "
-        f"after {e['training_s'] / 60:.0f} min{'' if m['wins_low'] > 0 else ' (no weakness found)'} | {regret} "
+        f"| {interval_text(m['wins_diff'], m['wins_low'], m['wins_high'], 100, 1)} "
+        f"after {e['training_s'] / 60:.0f} min{'' if (m['wins_low'] or 0) > 0 else ' (no weakness found)'} | {regret} "
         f"| {card['rating']['rating']['ordinal']:.1f} | {card['seconds'] / 60:.0f} |"
     )
 
@@ -90,7 +91,8 @@ def index(cards: list[tuple[str, dict[str, Any]]]) -> str:
         "gauntlet table, the luck of the cards taken out), an exploiter's margin over it (a",
         "best response trained against copies of it: a lower bound on how beatable it is), its",
         "decision regret against the research oracle and its OpenSkill rating at a reference",
-        "table. [Evaluation](../../evaluation.md) says how each part is measured.",
+        "table. [Evaluation](../../evaluation.md) says how each part is measured. `*`: the",
+        "95% interval excludes 0.",
         "",
         "| card | player | seats, rules | gauntlet: wins − expert, points (lowest to highest table) "
         "| exploiter − player, points [95% CI] | knock regret, lives a decision | rating | minutes |",

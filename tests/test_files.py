@@ -4,6 +4,7 @@ destination probes and the folder lock that keeps two runs out of one folder."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +60,26 @@ def test_the_folder_lock_refuses_a_second_process_and_dies_with_its_holder(tmp_p
     assert r.returncode == 0, r.stderr  # released; a holder that exits releases it as well
     with FolderLock(folder, "run"):
         pass
+
+
+def test_json_text_writes_strict_json():
+    """No ``NaN`` or ``Infinity`` literal (an interval of one sample, a ratio of zero
+    variances): they are ``null``; numpy numbers and tuples are plain JSON."""
+    import json
+    import math
+
+    import numpy as np
+
+    from thirtyone_env.harness.files import json_ready, json_text
+
+    data = {
+        "low": math.nan,
+        "ratio": np.float64("inf"),
+        "n": np.int64(3),
+        "pair": (1.5, -math.inf),
+        2: Path("a"),
+    }
+    text = json_text(data)
+    assert "NaN" not in text and "Infinity" not in text and text.endswith("\n")
+    assert json.loads(text) == {"low": None, "ratio": None, "n": 3, "pair": [1.5, None], "2": "a"}
+    assert json_ready({"x": [np.float32(0.5)]}) == {"x": [0.5]}

@@ -32,7 +32,7 @@ from agents import gauntlet as gl
 from agents import portable
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import TournamentConfig, ratings, run_tournament
-from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.files import atomic_write, json_ready, json_text
 from thirtyone_env.harness.progress import counting
 
 #: The reference table of the rating: the player first, then these (as many as fit).
@@ -139,8 +139,8 @@ def make(
         say(f"card: {name}")
         start = time.perf_counter()
         part = measure(config, out, progress)
-        part["seconds"] = time.perf_counter() - start
-        atomic_write(path, json.dumps(part, indent=1, default=str) + "\n")
+        part = json_ready({**part, "seconds": time.perf_counter() - start})
+        atomic_write(path, json_text(part))
         card[name] = part
     card["seconds"] = sum(card[p]["seconds"] for p in ("gauntlet", "regret", "rating", "exploit"))
     return card
@@ -224,9 +224,8 @@ def markdown(card: dict[str, Any]) -> str:
     for q, r in card["regret"]["questions"].items():
         p = r["pooled"]
         if p:
-            lines.append(
-                f"| {q} | {p['decisions']:,} | {p['regret']:.4f} [{p['low']:.4f}, {p['high']:.4f}] |"
-            )
+            ci = "" if p["low"] is None or p["low"] != p["low"] else f" [{p['low']:.4f}, {p['high']:.4f}]"
+            lines.append(f"| {q} | {p['decisions']:,} | {p['regret']:.4f}{ci} |")
     lines += ["", *_by_turn(card["regret"]["questions"])]
     r = card["rating"]
     lines += [
@@ -276,7 +275,7 @@ def plot(card: dict[str, Any], path: Path) -> None:
     from thirtyone_env.harness.report import _save_png
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    rows = card["gauntlet"]["rows"]
+    rows = [gl.with_nan(r) for r in card["gauntlet"]["rows"]]
     y = np.arange(len(rows))[::-1]
     for yi, r in zip(y, rows, strict=True):
         v, lo, hi = (100 * r[k] for k in ("wins_diff", "wins_low", "wins_high"))
@@ -286,7 +285,7 @@ def plot(card: dict[str, Any], path: Path) -> None:
     axes[0].set_yticks(y, [r["table"] for r in rows])
     axes[0].set(xlabel="wins minus expert (points)", title="gauntlet")
     e = card["exploit"]
-    points = [*e["curve"], {"training_s": e["training_s"], **e["margin"]}]
+    points = [gl.with_nan(p) for p in (*e["curve"], {"training_s": e["training_s"], **e["margin"]})]
     x = [p["training_s"] / 60 for p in points]
     v = [100 * p["wins_diff"] for p in points]
     err = [
@@ -297,7 +296,7 @@ def plot(card: dict[str, Any], path: Path) -> None:
     axes[1].axhline(0, color="black", linewidth=0.8)
     axes[1].set(xlabel="training (minutes)", ylabel="exploiter minus player (points)", title="exploiter")
     qs = list(card["regret"]["questions"])
-    vals = [card["regret"]["questions"][q]["pooled"] for q in qs]
+    vals = [gl.with_nan(card["regret"]["questions"][q]["pooled"]) for q in qs]
     means = [p.get("regret", np.nan) for p in vals]
     errs = [p.get("regret", np.nan) - p.get("low", np.nan) for p in vals]
     axes[2].bar(qs, means, yerr=errs, capsize=4, color="tab:blue")
@@ -313,4 +312,4 @@ def write(card: dict[str, Any], out: Path) -> None:
     """``card.md``, ``card.png`` and, last, ``card.json`` in ``out``."""
     atomic_write(out / "card.md", markdown(card))
     plot(card, out / "card.png")
-    atomic_write(out / "card.json", json.dumps(card, indent=1, default=str) + "\n")
+    atomic_write(out / "card.json", json_text(card))

@@ -16,7 +16,6 @@ started from unless ``keep_worse`` is set. ``report.md`` holds the table and
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.files import atomic_write, json_text
 
 STEPS = "steps"  #: the folder of each step's model in a run folder
 REPORT_MD, REPORT_PNG, REPORT_JSON = "report.md", "report.png", "report.json"
@@ -186,6 +185,7 @@ def write_report(
     """``report.md`` (with ``notes``, lines of Markdown, at its end), ``report.json`` and
     ``report.png`` in the run folder; the text. ``rules``: the table's preset, which
     names what its rounds cost (lives, points or chips)."""
+    from agents.gauntlet import interval_text
     from thirtyone_env.harness.evaluation import lost_label
 
     lost = lost_label(rules)
@@ -212,8 +212,8 @@ def write_report(
             else "not resolved"
         )
         for row in v.rows:
-            wins = _interval(100 * row["wins_diff"], 100 * row["wins_low"], 100 * row["wins_high"], "+.1f")
-            lives = _interval(row["lives_diff"], row["lives_low"], row["lives_high"], "+.4f")
+            wins = interval_text(row["wins_diff"], row["wins_low"], row["wins_high"], 100, 1)
+            lives = interval_text(row["lives_diff"], row["lives_low"], row["lives_high"], 1, 4)
             lines.append(f"| {v.step} | {row['table']} | {row['games']:,} | {wins} | {lives} | {verdict} |")
     if not verdicts:
         lines.append("| (no step to compare) | | | | | |")
@@ -225,14 +225,9 @@ def write_report(
     text = "\n".join(lines) + "\n"
     atomic_write(run_dir / REPORT_MD, text)
     data = {"games": games, "chosen": chosen, "steps": [{"step": v.step, "rows": v.rows} for v in verdicts]}
-    atomic_write(run_dir / REPORT_JSON, json.dumps(data, indent=1))
+    atomic_write(run_dir / REPORT_JSON, json_text(data))
     _plot(run_dir / REPORT_PNG, verdicts, lost)
     return text
-
-
-def _interval(value: float, low: float, high: float, fmt: str) -> str:
-    star = "*" if low > 0 or high < 0 else ""
-    return f"{value:{fmt}} [{low:{fmt}}, {high:{fmt}}]{star}"
 
 
 def _plot(path: Path, verdicts: list[Verdict], lost: str) -> None:

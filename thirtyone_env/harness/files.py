@@ -10,7 +10,8 @@ through here so that
 - a destination is probed before the long work starts (:func:`check_writable_dir`,
   :func:`check_new_file`), so a typo costs a second, not a tournament;
 - two runs never write one folder at once (:class:`FolderLock`: an exclusive
-  ``flock`` held for the run's duration, released by the kernel even on a crash).
+  ``flock`` held for the run's duration, released by the kernel even on a crash);
+- a JSON result is strict JSON any reader takes (:func:`json_text`: no ``NaN`` literal).
 
 Standard library only.
 """
@@ -18,13 +19,39 @@ Standard library only.
 from __future__ import annotations
 
 import errno
+import json
+import math
 import os
 import tempfile
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 #: Longest file name most file systems take (bytes).
 NAME_MAX = 255
+
+
+def json_ready(x: Any) -> Any:
+    """``x`` as strict JSON takes it: numpy numbers as Python ones, ``nan`` and the
+    infinities (an interval of one sample, a ratio of two zero variances) as ``None``,
+    tuples as lists, other objects (paths) as their text."""
+    if isinstance(x, dict):
+        return {str(k): json_ready(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_ready(v) for v in x]
+    if hasattr(x, "item"):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    return str(x)
+
+
+def json_text(x: Any, indent: int = 1) -> str:
+    """``x`` as strict JSON text (:func:`json_ready`), ending in a newline: Python's
+    ``json`` would write ``NaN``, which JavaScript, ``jq`` and most readers refuse."""
+    return json.dumps(json_ready(x), indent=indent, allow_nan=False) + "\n"
 
 
 def _umask() -> int:

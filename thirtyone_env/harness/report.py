@@ -32,7 +32,7 @@ from thirtyone_env.harness.evaluation import (
     lost_label,
     player_labels,
 )
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, make_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, make_dir
 
 PLOTS = ("knock_values.png", "knock_success.png", "suit_switches_by_turn.png")
 
@@ -61,7 +61,7 @@ def write_results(
     atomic_write(out_dir / "games.csv", rows.getvalue())
     write_plots(out_dir, config, games)
     payload = {"config": config_dict(config), "players": summary, **extra}
-    atomic_write(out_dir / "results.json", json.dumps(payload, indent=2, default=_json_default))
+    atomic_write(out_dir / "results.json", json_text(payload, indent=2))
     return out_dir
 
 
@@ -274,12 +274,6 @@ def default_out_name(rules: str, players: tuple[str, ...] | list[str], seed: int
 
 #: Longest default results folder name (characters); any file system takes 255 bytes.
 MAX_DEFAULT_NAME = 120
-
-
-def _json_default(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"cannot write {type(x).__name__} to JSON")
 
 
 def write_plots(folder: Path, config: TournamentConfig, games: list[GameOutcome]) -> None:

@@ -15,11 +15,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.labelling import COLUMNS
 
@@ -113,7 +112,7 @@ def save_job(out: Path, k: int, rows: list[tuple]) -> None:
 def finish(out: Path, rows: list[tuple], summary: dict[str, Any]) -> None:
     """Write the table and ``summary.json`` (last), then drop the kept jobs."""
     atomic_write(Path(out) / TABLE, write_rows(rows))
-    atomic_write(Path(out) / SUMMARY, json.dumps(plain(summary), indent=2, allow_nan=False) + "\n")
+    atomic_write(Path(out) / SUMMARY, json_text(summary, indent=2))
     jobs = Path(out) / JOBS
     if jobs.is_dir():
         for path in jobs.glob("job_*.csv"):
@@ -143,17 +142,3 @@ def read_rows(text: str) -> list[tuple]:
             raise ValueError(f"a row has {len(line)} fields, not {len(COLUMNS)}")
         out.append(tuple(t(x) for t, x in zip(types, line, strict=True)))
     return out
-
-
-def plain(x: Any) -> Any:
-    """``x`` as strict JSON takes it: numpy numbers as Python ones, ``nan`` and the
-    infinities as ``None``, tuples as lists."""
-    if isinstance(x, dict):
-        return {str(k): plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    if hasattr(x, "item"):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
