@@ -450,6 +450,7 @@ def test_ctrl_c_inside_a_step_keeps_its_work_and_the_recipe_goes_on_from_it(tmp_
     assert proc.returncode == 130, err
     partial = run / "steps" / "1_imitation" / "demonstrations.partial.npz"
     assert partial.exists(), err
+    assert f"go on with: python train.py --resume {run}\n" in err and "run_cli" not in err
     assert json.loads((run / "recipe.json").read_text())["steps"] == []
     done = subprocess.run(
         [sys.executable, str(ROOT / "train.py"), "--resume", str(run), "--no-progress", "--workers", "1"],

@@ -238,6 +238,7 @@ def test_ctrl_c_saves_a_checkpoint(tmp_path):
     code, err, saved = interrupted_run(tmp_path, "cc", lambda p: os.kill(p.pid, signal.SIGINT))
     assert code == 130, err
     assert len(saved) == 1 and "checkpoint saved" in err
+    assert f"go on with: python -m training.run_cli --resume {tmp_path / 'cc'}" in err
     assert int(saved[0].stem.split("_")[1]) >= 256
 
 

@@ -430,7 +430,7 @@ def test_ctrl_c_in_the_warm_start_keeps_the_decisions_and_resume_goes_on(tmp_pat
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
     assert f"decisions saved to {run / 'demonstrations.partial.npz'}" in err
-    assert f"--resume {run} (a recipe run" in err
+    assert f"go on with: python -m training.run_cli --resume {run}" in err
     partial = Demonstrations.load(run / "demonstrations.partial.npz")
     assert 0 < len(partial) < total and len(partial) % chunk == 0
     assert not (run / "demonstrations.npz").exists() and not (run / "checkpoints").exists()

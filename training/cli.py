@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +210,13 @@ def main(argv: list[str] | None = None) -> int:
             check(recipe, root, place)
             print(recipe.to_toml(), end="")
             return 0
-        run_recipe(recipe, root, place, resume, progress=not args.no_progress)
+        try:
+            run_recipe(recipe, root, place, resume, progress=not args.no_progress)
+        except KeyboardInterrupt:
+            if root.is_dir():
+                print(f"{PROG}: interrupted: the work so far is kept; go on with: python train.py --resume {root}",
+                      file=sys.stderr)  # fmt: skip
+            raise
         return 0
 
     return exit_code(PROG, work)

@@ -149,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.sweep is not None:
             return sweep_main(parser, args)
         config, resume = config_from_args(args)
-        train(config, resume=resume, progress=not args.no_progress)
+        try:
+            train(config, resume=resume, progress=not args.no_progress)
+        except KeyboardInterrupt:
+            if config.run_dir.is_dir():
+                print(f"{PROG}: interrupted: go on with: {PROG} --resume {config.run_dir}", file=sys.stderr)
+            raise
         return 0
 
     return exit_code(PROG, work)

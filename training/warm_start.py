@@ -71,8 +71,7 @@ def collect_demonstrations(config: TrainConfig, progress: bool, reserve: float =
         if saved is not None:
             print(
                 f"\ninterrupted during the imitation warm start: {len(saved):,} of "
-                f"{config.imitate_decisions:,} decisions saved to {path}; go on with: "
-                f"--resume {config.run_dir} (a recipe run: train.py --resume with its folder)",
+                f"{config.imitate_decisions:,} decisions saved to {path}, where a run started again goes on",
                 file=sys.stderr,
             )
         else:
@@ -135,8 +134,7 @@ def warm_start(model: Any, config: TrainConfig, progress: bool, demos: Any = Non
         )
     except KeyboardInterrupt:
         print(
-            f"\ninterrupted while fitting the demonstrations (kept in {saved}); go on with: "
-            f"--resume {config.run_dir} (a recipe run: train.py --resume with its folder)",
+            f"\ninterrupted while fitting the demonstrations (kept in {saved}, where a run started again goes on)",
             file=sys.stderr,
         )
         raise
