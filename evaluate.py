@@ -27,6 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from thirtyone_env.harness.command import quiet_interrupts
+
+quiet_interrupts("evaluate.py")  # a Ctrl-C while the libraries load: one line, not a traceback
 import agents
 from agents import gauntlet as gl
 from agents import portable

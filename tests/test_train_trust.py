@@ -580,3 +580,26 @@ def test_a_stop_that_lands_in_a_finalizer_still_stops_the_command(sig):
     proc.send_signal(sig)
     assert proc.wait(timeout=20) == 130
     assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.parametrize("script", ["train.py", "evaluate.py"])
+def test_a_ctrl_c_while_a_command_loads_its_libraries_is_one_line(script):
+    """A Ctrl-C a moment after the start lands while torch or numpy load, before the
+    command's own handler runs: one line naming the command, the status of a Ctrl-C,
+    no traceback of whichever import it stopped."""
+    proc = subprocess.Popen(
+        [sys.executable, script, "--help"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    if proc.returncode == 0:  # it had loaded and printed its help before the signal came
+        assert "usage" in out
+    else:
+        assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, err)
+        assert err.strip() in ("", f"{script}: interrupted"), err
