@@ -234,6 +234,18 @@ def test_the_expert_against_itself_differs_by_exactly_zero_with_the_luck_out():
         assert r["luck"]
         assert r["wins_diff"] == r["wins_low"] == r["wins_high"] == 0.0
         assert r["lives_diff"] == r["lives_low"] == r["lives_high"] == 0.0
+        assert r["effective_games"] is None and r["lives_effective_games"] is None  # nothing to be worth
+
+
+def test_identical_players_in_a_tournament_are_worth_no_count_of_games():
+    """Four greedy players: each pair's differences are 0 with the luck in or out, so the
+    corrected estimate is worth no number of plain games (shown ``-``, not 0)."""
+    from thirtyone_env.harness.evaluation import TournamentConfig, paired_differences, run_tournament
+
+    config = TournamentConfig(("greedy",) * 4, 16, "standard", 2)
+    games = run_tournament(config, agents.from_spec)
+    for d in paired_differences(config, games):
+        assert d["effective_games"] is None and d["lives_effective_games"] is None
 
 
 def test_plain_leaves_the_luck_in(tmp_path):

@@ -601,9 +601,10 @@ def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> li
 def effective_games(games: int, plain: Sequence[float], corrected: Sequence[float]) -> float | None:
     """Games of the plain estimate the corrected one is worth: ``games`` times the
     ratio of the variances, read from the widths of the two 95% intervals (the same
-    clusters); ``None`` where an interval has no width."""
+    clusters); ``None`` where an interval has no width (identical players: no luck to
+    take out, and a corrected width of rounding alone)."""
     plain_width, width = plain[2] - plain[1], corrected[2] - corrected[1]
-    if not (width > 0 and plain_width >= 0):
+    if not (width > 0 and plain_width > 0):
         return None
     return float(games * (plain_width / width) ** 2)
 
