@@ -390,8 +390,11 @@ def run_tournament(
 
 
 def outcome_json(games: list[GameOutcome]) -> str:
-    """A work unit's games as JSON (kept in a results folder while a tournament runs)."""
-    return json.dumps([dataclasses.asdict(g) for g in games])
+    """A work unit's games as JSON (kept in a results folder while a tournament runs).
+    Read field by field: ``dataclasses.asdict`` deep-copies every number of every row
+    first, which took a third of a fast tournament's time."""
+    names = [f.name for f in dataclasses.fields(GameOutcome)]
+    return json.dumps([{k: getattr(g, k) for k in names} for g in games])
 
 
 def outcomes_from_json(text: str) -> list[GameOutcome]:
