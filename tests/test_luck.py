@@ -93,11 +93,32 @@ def _lives_of(s, drawn: bool = False) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_a_draws_expectation_worked_out_by_groups_is_the_mean_over_every_card(seed):
+def _stacked(rules: str, drawer: str):
+    """The first turn of a round dealt ``drawer`` to seat 0, the seat to play first."""
+    from thirtyone_env.game.engine import stacked_deck
+
+    hands = [drawer, "7h 8c Td", "7c 8h Js", "Qd Jc 7d"]  # a 32-card deck's (7 up)
+    return new_game(
+        rules, 4, np.random.default_rng(0), dealer=3, deck=stacked_deck(hands, upcard="8d", dealer=3)
+    )
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        *[lambda seed=seed: _mid_round(seed, moves=8 + seed) for seed in (1, 2, 3, 4)],
+        # three of a kind worth 30.5: many cards leave the drawer that value, each
+        # offering the next seat another card
+        lambda: _stacked("dutch", "9s 9d 9c"),
+        lambda: _stacked("cut_throat", "9s 9d 9c"),
+        lambda: _stacked("dutch", "9s 9d Kc"),
+        lambda: _mid_round(6, "dutch", moves=4),
+    ],
+)
+def test_a_draws_expectation_worked_out_by_groups_is_the_mean_over_every_card(state):
     """Cards that leave the drawer the same value and offer the next seat the same gain
     are valued once; the expectation is still the mean over every card one by one."""
-    s = _mid_round(seed, moves=8 + seed)
+    s = state()
     state = state_arrays(s, drawn=True)
     cards = np.array(s.stock, dtype=np.int64)
     weights = default_model().arrays()
@@ -176,6 +197,32 @@ def test_a_deals_luck_averages_exactly_zero_over_who_gets_which_hand():
         t.hands = [list(hands[order[p]]) for p in range(4)]
         luck = LuckObserver(default_model(), t)
         luck.dealt(t)
+        total_lost += luck.lost
+        total_wins += luck.wins
+    assert np.abs(total_lost).max() < 1e-12 and np.abs(total_wins).max() < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("rules", "lives"),
+    [("standard", [1, 3, 3]), ("standard", [0, 3, 3]), ("pagat", [1, 2, 3]), ("standard", [3, 3, 3])],
+)
+def test_a_dealt_31s_luck_averages_exactly_zero_though_the_engine_settles_it_at_once(rules, lives):
+    """A 31 dealt ends the round inside the deal, before the observer sees it (lives
+    taken, a seat maybe put out): its luck is still read as dealt, so over the rotations
+    of the same hands (the 31 to every seat in turn) it sums to zero, in lives and wins."""
+    from thirtyone_env.game.engine import stacked_deck
+
+    hands = ["As Ks Qs", "2h 7c 9d", "3c 8h 4s"]
+    total_lost, total_wins = np.zeros(3), np.zeros(3)
+    for r in range(3):
+        rotated = [hands[(p + r) % 3] for p in range(3)]
+        deck = stacked_deck(rotated, upcard="2d", dealer=2)
+        s = new_game(rules, 3, np.random.default_rng(0), dealer=2, deck=deck, lives=lives)
+        assert s.phase >= ROUND_OVER  # settled by the deal itself
+        luck = LuckObserver(default_model(), s)
+        luck.dealt(s)
+        holder = (3 - r) % 3
+        assert luck.lost[holder] < 0  # the 31's holder was lucky: it loses nothing
         total_lost += luck.lost
         total_wins += luck.wins
     assert np.abs(total_lost).max() < 1e-12 and np.abs(total_wins).max() < 1e-12

@@ -51,9 +51,10 @@ from numba import njit
 from thirtyone_env.game.actions import DRAW_STOCK
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table
 from thirtyone_env.game.engine import GameState, apply_action
+from thirtyone_env.game.events import DEAL
 from thirtyone_env.game.positions import clone_state
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.state import DRAW
+from thirtyone_env.game.state import DRAW, ROUND_OVER
 from thirtyone_env.harness.equity import check_win_objective, win_chance
 
 #: The round-loss model's features of one seat, in order (values in tens of points).
@@ -374,10 +375,12 @@ def _mean_and_last(
     for p in range(n):
         if active[p] and p != seat and turns[1, p] == 0.0 and hands[p, 3] < 0:
             following = p
-    key = np.empty(k)  # the two numbers in one: hand values are below 1,000
+    # the two numbers in one: twice the drawer's value (a whole number: values are whole
+    # or, three of a kind at 30.5, halves) in thousands, the next seat's value under 1,000
+    key = np.empty(k)
     for r in range(k):
         h[seat, 3] = cards[r]
-        key[r] = 1000.0 * _best3(values, h[seat, 0], h[seat, 1], h[seat, 2], cards[r])
+        key[r] = 2000.0 * _best3(values, h[seat, 0], h[seat, 1], h[seat, 2], cards[r])
         if following >= 0:
             g = h[following]
             key[r] += _best3(values, g[0], g[1], g[2], _let_go(values, h[seat]))
@@ -393,7 +396,7 @@ def _mean_and_last(
         while same + 1 < k and key[order[same + 1]] == key[order[r]]:
             same += 1
         if key[order[r]] // 1000.0 != value:  # a new value of the drawer's: every seat read
-            value = key[order[r]] // 1000.0
+            value = key[order[r]] // 1000.0  # twice the drawer's value
             h[seat, 3] = cards[order[r]]
             features(state, h, f)
             for p in range(n):
@@ -572,7 +575,8 @@ class LuckObserver:
 
     def dealt(self, s: GameState) -> None:
         """A round was dealt in ``s``: its luck, and the standing the round's loser
-        leaves for the luck in wins."""
+        leaves for the luck in wins (read as dealt: :func:`as_dealt`)."""
+        s = as_dealt(s)
         if self._wins_measured:
             bonus = 1 if s.rules.free_ride else 0
             self._win_delta = _win_delta(
@@ -618,6 +622,28 @@ class LuckObserver:
 
     def after(self, s: GameState, seat: int, action: int) -> None:
         self._inner.after(s, seat, action)
+
+
+def as_dealt(s: GameState) -> GameState:
+    """``s`` as its round was dealt. A dealt 31 settles the round before anyone can
+    watch (the engine deals and settles in one call), so its standing and the seats
+    dealt in are read back from the deal: the lives before the 31 cost any, every seat
+    that was dealt a hand, nobody's turn played yet. Read after the settlement, a
+    deal's luck over the rotations of its hands would not average to zero (the
+    standing, and a seat the 31 put out, would depend on who was dealt the 31)."""
+    if s.phase < ROUND_OVER:
+        return s
+    deal = s.history[0] if s.history else None
+    if deal is None or deal.kind != DEAL:
+        raise ValueError("a settled round's deal is not the first event of its history")
+    hands, _, lives = deal.data[:3]
+    t = clone_state(s)
+    t.hands = [list(h) for h in hands]
+    t.lives = list(lives)
+    t.active = [bool(h) for h in hands]
+    t.phase, t.knocker, t.turn = DRAW, -1, 0  # turn 0: a 31 dealt, valued exactly
+    t.current = _next(t.active, s.dealer)
+    return t
 
 
 @cache
