@@ -51,6 +51,7 @@ from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable
 from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
 from thirtyone_env.harness.records import MANIFEST
 from thirtyone_env.harness.report import (
+    check_not_inside_a_run,
     check_out_dir,
     check_run,
     claim_run,
@@ -348,15 +349,31 @@ def results_dir(args: argparse.Namespace, config: TournamentConfig) -> Path:
     """``--out``, or the default results folder of this tournament (with a number
     added where an earlier run holds that name)."""
     assert isinstance(config.rules, str)
-    return args.out or new_results_dir(
-        Path("results"), default_out_name(config.rules, config.players, config.seed)
-    )
+    name = default_out_name(config.rules, config.players, config.seed)
+    return args.out or new_results_dir(Path("results"), name, "tournament", tournament_options(config))
 
 
-def check_record_dir(record: Path) -> None:
-    """``ValueError`` unless the (locked) record folder holds no records yet."""
-    if any(record.glob("deal_*.jsonl")) or (record / MANIFEST).exists():
-        raise ValueError(f"--record {record} already holds game records: pick an empty folder")
+def check_record_dir(record: Path, out: Path) -> None:
+    """``ValueError`` unless ``record`` is a place for a new record apart from ``out``:
+    a new or empty folder (a record is written whole, never beside other files), not
+    ``out``, inside it or holding it, and not inside another run's results."""
+    mine, theirs = Path(os.path.abspath(record)), Path(os.path.abspath(out))
+    if mine == theirs:
+        raise ValueError(f"--record and --out are one folder ({out}): give two")
+    if theirs in mine.parents or mine in theirs.parents:
+        raise ValueError(
+            f"--record {record} and --out {out} lie one inside the other: give two folders apart"
+        )
+    if record.is_file():
+        raise ValueError(f"--record {record} is a file, not a folder: refusing to replace it")
+    check_writable_dir(record, "--record")
+    check_not_inside_a_run(record, "--record")
+    if record.is_dir():
+        held = sorted(p.name for p in record.iterdir() if p.name != FolderLock.NAME)
+        if held:
+            raise ValueError(
+                f"--record {record} is not empty (it holds {held[0]!r}): a record goes into a new or empty folder"
+            )
 
 
 class Claim:
@@ -410,24 +427,22 @@ def main(argv: list[str] | None = None) -> int:
         return card_main(parser, args)
     config = check_args(parser, args)
     out = results_dir(args, config)
+    record = None if config.record_dir is None else Path(config.record_dir)
     try:
         check_out_dir(out)
-        if config.record_dir is None:
-            check_run(out, "tournament", tournament_options(config))
+        check_run(out, "tournament", tournament_options(config))
+        if record is not None:
+            check_record_dir(record, out)
     except (ValueError, OSError) as e:
         parser.error(str(e))
-    folders = [(out, "--out")]
-    if config.record_dir is not None:
-        record = Path(config.record_dir)
-        if record.resolve() == out.resolve():
-            parser.error(f"--record and --out are one folder ({out}): give two")
-        folders.append((record, "--record"))
+    folders = [(out, "--out")] + ([] if record is None else [(record, "--record")])
 
     def body() -> int:
         with Claim(folders) as claim:
-            check_out_dir(out)  # again, now that no other run can write it
-            if config.record_dir is not None:
-                check_record_dir(Path(config.record_dir))
+            check_out_dir(out)  # again, now that no other run can write them
+            check_run(out, "tournament", tournament_options(config))
+            if record is not None:
+                check_record_dir(record, out)
             code = play(args, config, out)
             claim.done = code == 0
             return code
@@ -483,10 +498,11 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         + (["--plain"] if not config.luck else [])
     )
     done, on_unit = resumable(out, config)  # before the first line: a refusal plays nothing
-    console.print(f"[bold]{command}[/bold]")
+    console.print(command, style="bold", markup=False)
     if done:
         console.print(
-            f"going on with the tournament in {out}: {len(done)} work units of {CHUNK} deal sets finished"
+            f"going on with the tournament in {out}: {len(done)} work units of {CHUNK} deal sets finished",
+            markup=False,
         )
     start = time.perf_counter()
     try:
@@ -502,13 +518,19 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
                 on_unit=on_unit,
             )
     except KeyboardInterrupt:
-        note = (
-            f"; the record in {config.record_dir} is incomplete (no {MANIFEST})"
-            if config.record_dir
-            else f"; its finished work units are kept in {out}: run the same command to go on"
-        )
-        console.print(f"[red]interrupted: no results written{note}[/red]")
+        if config.record_dir:
+            note = f"; the record in {config.record_dir} is incomplete (no {MANIFEST})"
+        elif unfinished_work(out, "tournament"):
+            note = f"; its finished work units are kept in {out}: run the same command to go on"
+        else:
+            forget_run(out, "tournament")
+            note = " (no work unit had finished)"
+        console.print(f"interrupted: no results written{note}", style="red", markup=False)
         return 130
+    except BaseException:  # a player's failure: nothing left that would refuse another run
+        if on_unit is not None:
+            forget_run(out, "tournament")  # (only where no work unit was kept)
+        raise
     elapsed = time.perf_counter() - start
     if config.record_dir is not None:
         write_record_manifest(config, command=command)
@@ -530,10 +552,11 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         (out / "partial").rmdir()
     console.print(
         f"{config.total_games} games, {rounds} rounds in {elapsed:.1f}s ({rounds / elapsed:,.0f} rounds/s)\n"
-        f"results: {path}/results.json, {path}/games.csv\nplots: " + ", ".join(str(path / p) for p in PLOTS)
+        f"results: {path}/results.json, {path}/games.csv\nplots: " + ", ".join(str(path / p) for p in PLOTS),
+        markup=False,
     )
     if config.record_dir is not None:
-        console.print(f"record: {config.record_dir} ({MANIFEST} marks it complete)")
+        console.print(f"record: {config.record_dir} ({MANIFEST} marks it complete)", markup=False)
     return 0
 
 
@@ -609,7 +632,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
         + (f" --tables {' '.join(args.tables)}" if args.tables else "")
         + (" --plain" if args.plain else "")
     )
-    console.print(f"[bold]{command}[/bold]")
+    console.print(command, style="bold", markup=False)
     total = gl.planned_games(args.seats, args.games, args.tables)
     start = time.perf_counter()
     try:
@@ -627,7 +650,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
                 luck=not args.plain,
             )
     except KeyboardInterrupt:
-        console.print("[red]interrupted: no results written[/red]")
+        console.print("interrupted: no results written", style="red")
         return 130
     elapsed = time.perf_counter() - start
     summary = gl.gauntlet_table(rows, args.rules)
@@ -660,7 +683,8 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
     }
     atomic_write(out / "results.json", json_text(payload, indent=2))
     console.print(
-        f"{total:,} games in {elapsed:.1f}s\nresults: {out}/results.json, {out}/gauntlet.md, {out}/gauntlet.png"
+        f"{total:,} games in {elapsed:.1f}s\nresults: {out}/results.json, {out}/gauntlet.md, {out}/gauntlet.png",
+        markup=False,
     )
     return 0
 

@@ -195,7 +195,7 @@ def test_evaluate_records_every_game_and_replay_prints_it(tmp_path):
          "--no-progress", "--out", str(out.with_name("results2")), "--record", str(rec_dir)],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
-    assert r.returncode == 2 and "already holds game records" in r.stderr
+    assert r.returncode == 2 and "is not empty (it holds 'deal_000000.jsonl')" in r.stderr, r.stderr
 
 
 def test_replay_of_a_damaged_file_exits_2(tmp_path):

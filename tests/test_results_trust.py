@@ -456,6 +456,7 @@ def test_an_interrupted_tournament_goes_on_from_its_finished_work_units(tmp_path
     games = run_tournament(config, agents.from_spec, chunk=8)
     interrupted = tmp_path / "interrupted"
     interrupted.mkdir()
+    (interrupted / ".lock").touch()  # every run of ours locks its folder first
     marker = json.loads((whole / "tournament.json").read_text())  # what the tournament is
     (interrupted / "tournament.json").write_text(json.dumps(marker))
     (interrupted / "partial").mkdir()
@@ -470,8 +471,132 @@ def test_an_interrupted_tournament_goes_on_from_its_finished_work_units(tmp_path
     assert not (interrupted / "partial").exists()
     other = tmp_path / "other"
     other.mkdir()
+    (other / ".lock").touch()
     (other / "tournament.json").write_text(json.dumps(marker))
     refused(
         evaluate(*args[:-1], "5", "--out", str(other)),
         "holds an interrupted tournament with other options (seed)",
     )
+
+
+def test_a_folder_of_files_named_like_results_but_not_ours_is_refused(tmp_path):
+    """A user's own ``games.csv`` in a folder no run of ours wrote (no lock file) is never
+    replaced, though its name is one a results folder holds."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "games.csv").write_text("my,own,data\n")
+    r = evaluate("--players", "greedy", "random", "--games", "4", "--out", str(mine))
+    refused(r, "which no run of this program wrote")
+    assert (mine / "games.csv").read_text() == "my,own,data\n" and not (mine / ".lock").exists()
+
+
+@pytest.mark.parametrize("where", ["unrelated", "finished", "inside_results", "holds_out", "inside_out"])
+def test_a_record_goes_into_a_new_or_empty_folder_apart_from_every_results_folder(tmp_path, where):
+    """``--record`` never writes among other files, into or inside a finished run's
+    folder, or nested with ``--out``; refused before any game, nothing created."""
+    finished = tmp_path / "finished"
+    if where in ("finished", "inside_results"):
+        assert (
+            evaluate("--players", "greedy", "random", "--games", "2", "--out", str(finished)).returncode == 0
+        )
+    out, rec = tmp_path / "out", tmp_path / "rec"
+    if where == "unrelated":
+        rec.mkdir()
+        (rec / "notes.txt").write_text("mine")
+        message = "is not empty (it holds 'notes.txt')"
+    elif where == "finished":
+        rec, message = finished, "is not empty"
+    elif where == "inside_results":
+        rec, message = finished / "rec", "lies inside the results folder of another run"
+    elif where == "holds_out":
+        out, message = rec / "out", "lie one inside the other"
+    else:
+        rec, message = out / "rec", "lie one inside the other"
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    r = evaluate("--players", "greedy", "random", "--games", "2", "--out", str(out), "--record", str(rec))
+    refused(r, message)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_record_run_never_takes_over_an_interrupted_tournament(tmp_path):
+    """A tournament with ``--record`` into a folder holding another tournament's
+    unfinished work is refused, as without it: that work is never deleted."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".lock").touch()
+    (out / "tournament.json").write_text(json.dumps({"players": ["expert", "expert"]}))
+    (out / "partial").mkdir()
+    (out / "partial" / "unit_000000.json").write_text("[]")
+    r = evaluate(
+        "--players", "random", "greedy", "--games", "4", "--out", str(out), "--record", str(tmp_path / "r")
+    )
+    refused(r, "holds an interrupted tournament with other options")
+    assert (out / "partial" / "unit_000000.json").read_text() == "[]" and not (tmp_path / "r").exists()
+
+
+def test_the_default_results_folder_goes_on_with_an_interrupted_run_of_the_same_command(tmp_path):
+    """Without ``--out``, the same command finds the interrupted run's folder and goes
+    on with it (a finished one of that name is never touched: the next name is taken)."""
+    import agents
+    from thirtyone_env.harness.evaluation import TournamentConfig, outcome_json, run_tournament
+    from thirtyone_env.harness.report import default_out_name
+
+    args = ["--players", "greedy", "random", "--games", "32", "--seed", "2"]
+    whole = tmp_path / "whole"
+    assert evaluate(*args, "--out", str(whole)).returncode == 0
+    results = tmp_path / "cwd" / "results"
+    name = default_out_name("standard", ("greedy", "random"), 2)
+    done = results / name  # a finished run of another seed's name would be skipped over
+    interrupted = results / f"{name}-2"
+    for folder in (done, interrupted):
+        folder.mkdir(parents=True)
+        (folder / ".lock").touch()
+    (done / "results.json").write_text("{}")
+    (interrupted / "tournament.json").write_text((whole / "tournament.json").read_text())
+    (interrupted / "partial").mkdir()
+    games = run_tournament(
+        TournamentConfig(("greedy", "random"), 32, "standard", 2, 1), agents.from_spec, chunk=8
+    )
+    unit = [g for g in games if g.deal < 8]
+    (interrupted / "partial" / "unit_000000.json").write_text(outcome_json(unit))
+    r = evaluate(*args, cwd=tmp_path / "cwd")
+    assert r.returncode == 0, r.stderr
+    assert "going on" in " ".join(r.stdout.split())
+    assert (interrupted / "games.csv").read_bytes() == (whole / "games.csv").read_bytes()
+    assert (done / "results.json").read_text() == "{}" and not (results / f"{name}-3").exists()
+
+
+BOOM_AT_PLAY = """
+class Boom:
+    def act(self, observation, action_mask):
+        raise RuntimeError("boom at its first move")
+"""
+
+
+def test_a_tournament_that_fails_before_any_work_unit_leaves_nothing_that_refuses_another(tmp_path):
+    """A player that fails at its first move ends the run in one line; the folder it
+    created is gone, so another tournament may use that ``--out``."""
+    (tmp_path / "boom.py").write_text(BOOM_AT_PLAY)
+    out = tmp_path / "out"
+    r = evaluate("--players", "greedy", f"{tmp_path / 'boom.py'}:Boom", "--games", "4", "--out", str(out))
+    assert r.returncode == 2 and "boom at its first move" in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+    assert evaluate("--players", "greedy", "random", "--games", "4", "--out", str(out)).returncode == 0
+
+
+def test_player_names_are_shown_as_given_not_read_as_markup(tmp_path):
+    """Names with brackets (``ppo[v2]``, ``[/bold]``) are text: shown whole, no error."""
+    r = evaluate(
+        "--players",
+        "greedy",
+        "random",
+        "--games",
+        "4",
+        "--names",
+        "[/bold]",
+        "ppo[v2]",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert r.returncode == 0, r.stderr
+    assert "[/bold]" in r.stdout and "ppo[v2]" in r.stdout

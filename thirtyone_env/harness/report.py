@@ -119,10 +119,11 @@ def check_out_dir(out_dir: Path, kind: str = "tournament") -> None:
     if is_file:
         raise ValueError(f"--out {out_dir} is not a results folder but a file: refusing to replace it")
     check_writable_dir(out_dir, "--out")
-    _check_not_inside_a_run(out_dir)
+    check_not_inside_a_run(out_dir)
     if not out_dir.exists():
         return
-    foreign = [p.name for p in out_dir.iterdir() if not _ours(p.name)]
+    entries = [p.name for p in out_dir.iterdir()]
+    foreign = [n for n in entries if not _ours(n)]
     if foreign:
         raise ValueError(
             f"--out {out_dir} exists and is not a results folder (it holds {foreign[0]!r}): "
@@ -145,6 +146,11 @@ def check_out_dir(out_dir: Path, kind: str = "tournament") -> None:
                 f"--out {out_dir} holds an interrupted {other} run ({held[0]}), not {_a(kind)}: "
                 "finish that one with its own command, or give another --out"
             )
+    if entries and FolderLock.NAME not in entries:  # every run of ours locks its folder first
+        raise ValueError(
+            f"--out {out_dir} holds {sorted(entries)[0]!r}, which no run of this program wrote (its folders "
+            f"hold a {FolderLock.NAME} file): refusing to replace it"
+        )
 
 
 def _a(noun: str) -> str:
@@ -157,14 +163,14 @@ _RUN_MARKS = tuple(
 )
 
 
-def _check_not_inside_a_run(out_dir: Path) -> None:
-    """``ValueError`` where a folder above ``out_dir`` is a run's results folder: a run
-    never writes inside another's."""
-    for parent in Path(os.path.abspath(out_dir)).parents:
+def check_not_inside_a_run(folder: Path, what: str = "--out") -> None:
+    """``ValueError`` where a folder above ``folder`` (the option ``what``) is a run's
+    results folder: a run never writes inside another's."""
+    for parent in Path(os.path.abspath(folder)).parents:
         marks = [m for m in _RUN_MARKS if (parent / m).is_file()]
         if marks:
             raise ValueError(
-                f"--out {out_dir} lies inside the results folder of another run ({parent}, which holds "
+                f"{what} {folder} lies inside the results folder of another run ({parent}, which holds "
                 f"{marks[0]}): give a folder outside it"
             )
 
@@ -240,11 +246,22 @@ def claim_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
     return False
 
 
-def new_results_dir(parent: Path, name: str) -> Path:
+def new_results_dir(
+    parent: Path, name: str, kind: str | None = None, options: dict[str, Any] | None = None
+) -> Path:
     """``parent/name``, or ``name-2``, ``name-3``, ... where it exists: a default results
-    folder never lands on an earlier tournament's."""
+    folder never lands on an earlier run's. Given a ``kind`` that resumes and its
+    ``options``, the first of them holding an interrupted run of these options instead
+    (:func:`check_run`): the same command goes on with it."""
     path, k = parent / name, 1
     while path.exists() or path.is_symlink():
+        if kind is not None and RUN_KINDS[kind][0] is not None and options is not None:
+            try:
+                check_out_dir(path, kind)
+                if check_run(path, kind, options):
+                    return path
+            except (ValueError, OSError):
+                pass  # another run's: the next name
         k += 1
         path = parent / f"{name}-{k}"
     return path
@@ -403,14 +420,15 @@ def print_report(
 ) -> None:
     """The per-player table, the paired differences and the leaderboard."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
-    labels = list(summary)
+    labels = list(summary)  # names are shown as given: "[v2]" is no markup
     table = Table(title=f"{config.total_games} games, rules={config.rules}, seed={config.seed} (±: 95% CI)")
     table.add_column("statistic")
     for label in labels:  # names fold onto more lines, never cut: two players never look alike
-        table.add_column(label, justify="right", overflow="fold")
+        table.add_column(escape(label), justify="right", overflow="fold")
     unit = lost_label(config.rules).split()[0]  # lives, or points or chips (scored: negative)
     for key, title in STATS.items():
         title = title.replace("lives", unit, 1) if key == "lives_lost_per_round" else title
@@ -429,7 +447,12 @@ def print_report(
         diffs.add_column(col, no_wrap=True)
     for d in pairs:
         low, high = d["low"], d["high"]
-        row = [d["a"], d["b"], f"{d['diff']:+.1%} [{100 * low:+.1f}, {100 * high:+.1f}]", _star(low, high)]
+        row = [
+            escape(d["a"]),
+            escape(d["b"]),
+            f"{d['diff']:+.1%} [{100 * low:+.1f}, {100 * high:+.1f}]",
+            _star(low, high),
+        ]
         low, high = d["lives_low"], d["lives_high"]
         row += [f"{d['lives_diff']:+.3f} [{low:+.3f}, {high:+.3f}]", _star(low, high)]
         diffs.add_row(*row)
@@ -448,8 +471,8 @@ def print_report(
             plain.add_column(col, overflow="fold")
         for d in pairs:
             plain.add_row(
-                d["a"],
-                d["b"],
+                escape(d["a"]),
+                escape(d["b"]),
                 f"{d['plain_diff']:+.1%} [{100 * d['plain_low']:+.1f}, {100 * d['plain_high']:+.1f}]",
                 f"{d['plain_lives_diff']:+.3f} [{d['plain_lives_low']:+.3f}, {d['plain_lives_high']:+.3f}]",
                 f"{_games(d['effective_games'])}, {_games(d['lives_effective_games'])}",
@@ -460,5 +483,7 @@ def print_report(
     for col in ("rank", "player", "ordinal", "mu", "sigma"):
         board.add_column(col, overflow="fold")
     for rank, r in enumerate(extra.get("ratings", []), 1):
-        board.add_row(str(rank), r["label"], f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}")
+        board.add_row(
+            str(rank), escape(r["label"]), f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}"
+        )
     console.print(board)
