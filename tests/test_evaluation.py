@@ -85,10 +85,28 @@ def test_finishing_places_share_ties():
     assert finishing_places([(0, 0), (0, 0), (1, -2)]) == [1.5, 1.5, 3.0]
 
 
+def test_the_interval_factor_is_students_t_and_tends_to_the_normal():
+    """Two clusters give an interval 12.7 standard errors wide each side (their spread
+    says little), many the normal 1.96; the expansion past the table joins it smoothly."""
+    from thirtyone_env.harness.evaluation import t95
+
+    assert t95(1) == pytest.approx(12.706, abs=1e-3) and t95(10) == pytest.approx(2.228, abs=1e-3)
+    assert t95(11) == pytest.approx(2.200985, abs=2e-4) and t95(30) == pytest.approx(2.042272, abs=2e-4)
+    assert t95(100) == pytest.approx(1.983972, abs=1e-4) and t95(10**6) == pytest.approx(1.959966, abs=1e-5)
+    factors = [t95(df) for df in range(1, 200)]
+    assert all(a > b for a, b in zip(factors, factors[1:], strict=False))
+    assert np.isnan(t95(0))
+
+
 def test_confidence_intervals_on_known_data():
     mean, lo, hi = mean_ci(np.array([1.0, 2.0, 3.0, 4.0]))
     se = np.std([1, 2, 3, 4], ddof=1) / 2
-    assert mean == 2.5 and lo == pytest.approx(2.5 - 1.96 * se) and hi == pytest.approx(2.5 + 1.96 * se)
+    # four clusters: Student's t with 3 degrees of freedom, not the normal 1.96
+    assert (
+        mean == 2.5
+        and lo == pytest.approx(2.5 - 3.1824463 * se)
+        and hi == pytest.approx(2.5 + 3.1824463 * se)
+    )
     r, lo, hi = ratio_ci(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
     assert r == 0.5 and lo == pytest.approx(0.5) and hi == pytest.approx(0.5)  # exact ratio: no spread
     assert np.isnan(ratio_ci(np.array([1.0]), np.array([0.0]))[0])

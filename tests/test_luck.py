@@ -285,13 +285,16 @@ def test_the_expert_against_itself_differs_by_exactly_zero_with_the_luck_out():
 
 
 def test_identical_players_in_a_tournament_are_worth_no_count_of_games():
-    """Four greedy players: each pair's differences are 0 with the luck in or out, so the
-    corrected estimate is worth no number of plain games (shown ``-``, not 0)."""
+    """Four greedy players: each pair's differences are exactly 0 with the luck in or
+    out (each meets the same luck in another order), so the corrected estimate is worth
+    no number of plain games (shown ``-``, not 0)."""
     from thirtyone_env.harness.evaluation import TournamentConfig, paired_differences, run_tournament
 
-    config = TournamentConfig(("greedy",) * 4, 16, "standard", 2)
+    config = TournamentConfig(("greedy",) * 4, 200, "standard", 2)
     games = run_tournament(config, agents.from_spec)
     for d in paired_differences(config, games):
+        assert d["luck"] and d["diff"] == d["low"] == d["high"] == 0.0  # exactly: no rounding, no star
+        assert d["lives_diff"] == d["lives_low"] == d["lives_high"] == 0.0
         assert d["effective_games"] is None and d["lives_effective_games"] is None
 
 

@@ -434,17 +434,53 @@ def player_labels(config: TournamentConfig) -> list[str]:
     return [f"{i}:{p}" if config.players.count(p) > 1 else p for i, p in enumerate(config.players)]
 
 
+#: Student's t, the two-sided 95% quantile for 1 to 10 degrees of freedom.
+_T95 = (
+    12.7062047,
+    4.3026527,
+    3.1824463,
+    2.7764451,
+    2.5705818,
+    2.4469119,
+    2.3646243,
+    2.3060041,
+    2.2621572,
+    2.2281389,
+)
+_Z95 = 1.959963984540054  #: the normal one's
+
+
+def t95(df: int) -> float:
+    """The two-sided 95% quantile of Student's t with ``df`` degrees of freedom: what an
+    interval of ``df + 1`` clusters' mean is wide in standard errors (12.7 for two, 2.26
+    for ten, 1.98 for a hundred: a few clusters' spread is itself uncertain, and 1.96
+    would claim more than they show). Exact to 10, then the Cornish-Fisher expansion
+    (off by less than 0.01%)."""
+    if df < 1:
+        return math.nan
+    if df <= len(_T95):
+        return _T95[df - 1]
+    z = _Z95
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
+
+
 def mean_ci(per_cluster: np.ndarray) -> tuple[float, float, float]:
-    """Mean and 95% interval of cluster means (normal approximation)."""
+    """Mean and 95% interval of cluster means (Student's t over the clusters: :func:`t95`)."""
     x = np.asarray(per_cluster, dtype=float)
     m = x.size
     mean = float(x.mean()) if m else float("nan")
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(m) if m > 1 else float("nan")
+    half = t95(m - 1) * float(x.std(ddof=1)) / math.sqrt(m) if m > 1 else float("nan")
     return mean, mean - half, mean + half
 
 
 def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
-    """Ratio of sums over clusters with a 95% interval by the delta method."""
+    """Ratio of sums over clusters with a 95% interval by the delta method (Student's t
+    over the clusters)."""
     x = np.asarray(num, dtype=float)
     y = np.asarray(den, dtype=float)
     m = x.size
@@ -454,7 +490,7 @@ def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float, float]:
     if m < 2:
         return r, float("nan"), float("nan")
     se = math.sqrt(float(((x - r * y) ** 2).sum()) / (m * (m - 1))) / float(y.mean())
-    return r, r - 1.96 * se, r + 1.96 * se
+    return r, r - t95(m - 1) * se, r + t95(m - 1) * se
 
 
 def ratio_difference_ci(
@@ -470,8 +506,8 @@ def ratio_difference_ci(
     if m < 2:
         return ra - rb, float("nan"), float("nan")
     z = (xa - ra * ya) / ya.mean() - (xb - rb * yb) / yb.mean()
-    se = math.sqrt(float((z**2).sum()) / (m * (m - 1)))
-    return ra - rb, ra - rb - 1.96 * se, ra - rb + 1.96 * se
+    half = t95(m - 1) * math.sqrt(float((z**2).sum()) / (m * (m - 1)))
+    return ra - rb, ra - rb - half, ra - rb + half
 
 
 #: The per-player statistics of :func:`summarize`, in table order: key -> (title, kind).
@@ -628,13 +664,17 @@ def paired_difference(
     group_b = [b] if isinstance(b, int) else list(b)
     luck = luck and measured_luck(games)
     deals = config.deal_sets
-    diff = np.zeros(deals)
+    ours: list[list[float]] = [[] for _ in range(deals)]
+    theirs: list[list[float]] = [[] for _ in range(deals)]
     count = np.zeros(deals)
     for g in games:
         wins = np.subtract(g.wins, g.luck_wins) if luck else g.wins
-        diff[g.deal] += sum(wins[i] for i in group_a) / len(group_a)
-        diff[g.deal] -= sum(wins[i] for i in group_b) / len(group_b)
+        ours[g.deal] += [wins[i] / len(group_a) for i in group_a]
+        theirs[g.deal] += [wins[i] / len(group_b) for i in group_b]
         count[g.deal] += 1
+    # exact sums (fsum): two identical players meet the same numbers in another order,
+    # and differ by exactly 0, not by rounding
+    diff = np.array([math.fsum(o) - math.fsum(t) for o, t in zip(ours, theirs, strict=True)])
     return mean_ci(diff / np.maximum(count, 1))
 
 
@@ -662,8 +702,12 @@ def lives_by_deal(
                 rounds[row[1], row[4]] += 1
                 lost[row[1], row[4]] += row[7]
     if luck and players_in is None and measured_luck(games):
+        taken: dict[tuple[int, int], list[float]] = {}
         for g in games:
-            lost[g.deal] -= g.luck_lost
+            for p, x in enumerate(g.luck_lost):
+                taken.setdefault((g.deal, p), []).append(x)
+        for (deal, p), xs in taken.items():  # exact sums: see paired_difference
+            lost[deal, p] -= math.fsum(xs)
     return lost, rounds
 
 

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from thirtyone_env.harness.evaluation import t95
+
 Z = 1.959963984540054  #: the normal quantile of a two-sided 95% interval
 BOOTSTRAP = 200  #: bootstrap resamples of a break-even
 
@@ -51,7 +53,8 @@ def _mean_ci(x: np.ndarray) -> tuple[float, float, float, float]:
         return (np.nan,) * 4
     mean = float(x.mean())
     se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-    return mean, se, mean - Z * se, mean + Z * se
+    half = t95(n - 1) * se  # a few decisions' spread is uncertain too: Student's t
+    return mean, se, mean - half, mean + half
 
 
 def gain_by_value(df: pd.DataFrame, by: Sequence[str] = (), alternative: str | None = None) -> pd.DataFrame:
