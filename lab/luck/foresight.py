@@ -23,6 +23,19 @@ wins / lives a round):
 
 Both tables took 318 s with foresight, 15 s with the packaged model alone.
 
+Again on all three gauntlet tables (2026-12-07, ``--tables expert greedy mixed --games 600
+--seed 2``, one core, niced beside other work: 1,196 s with foresight, 42 s without):
+
+| table | packaged model | with foresight |
+|---|---|---|
+| expert | 1.79 / 1.28 | 2.09 / 1.28 |
+| greedy | 2.01 / 1.82 | 3.59 / 3.08 |
+| mixed | 1.53 / 1.71 | 2.54 / 2.65 |
+
+The lives a round at the expert table stay at 1.28 either way: there most of that
+estimate's variance lies in how many rounds the candidate is dealt in (the ratio's
+denominator), which no value of a round's lives takes out.
+
 It is not in the product: the foresight asks each player about every card the stock
 could hold, about 25 times the work of the game itself (the expert's ``act`` is half
 of it), so at heuristic tables an estimate takes longer to resolve than with the plain
