@@ -126,6 +126,7 @@ def test_house_spec_reads_back_as_the_same_rules():
     ("spec", "named"),
     [
         ("standard:lifes=3", "unknown rules option 'lifes'"),
+        ("standard:lives=3,lives=4", "'lives' is given twice"),
         ("standard:lives=three", "lives='three' must be int"),
         ("standard:free_ride=yes", "free_ride='yes' must be true or false"),
         ("standard:lives", "'lives' is not OPTION=VALUE"),

@@ -331,6 +331,8 @@ def _changes(text: str, spec: str) -> dict[str, Any]:
             raise ValueError(f"rules {spec!r}: {part!r} is not OPTION=VALUE")
         if key not in kinds:
             raise ValueError(f"rules {spec!r}: unknown rules option {key!r}; options are {field_names()}")
+        if key in out:
+            raise ValueError(f"rules {spec!r}: {key!r} is given twice")
         kind, low = kinds[key], raw.lower()
         try:
             if "None" in kind and low == "none":
