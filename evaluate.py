@@ -302,19 +302,19 @@ def backend_of(args: argparse.Namespace) -> Backend:
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TournamentConfig:
     """Validate everything before any game is played; errors exit with code 2."""
-    for option, value in (
-        ("--seats", args.seats),
-        ("--tables", args.tables),
-        ("--time-limit", args.time_limit),
-        ("--decisions", args.decisions),
+    for option, owners, value in (
+        ("--seats", "--gauntlet, --exploit or --card", args.seats),
+        ("--tables", "--gauntlet", args.tables),
+        ("--time-limit", "--exploit or --card", args.time_limit),
+        ("--decisions", "--card", args.decisions),
     ):
         if value is not None:
-            parser.error(
-                f"{option} belongs to --gauntlet, --exploit or --card; a tournament seats one player per --players spec"
-            )
+            parser.error(f"{option} belongs to {owners}; a tournament seats one player per --players spec")
     if args.games is None:
         args.games = TOURNAMENT_GAMES
-    check_counts(parser, args)
+    seats = len(args.players)
+    played = -(-args.games // seats) * seats  # whole deal sets: every player in every seat
+    check_counts(parser, args, played, f"rounded up to whole deal sets of {seats}")
     rules = Rules.preset(args.rules)
     try:
         rules.check_num_players(len(args.players))

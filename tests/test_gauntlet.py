@@ -155,7 +155,16 @@ def test_the_command_writes_a_results_folder_and_never_replaces_it(tmp_path):
         (["--gauntlet", "greedy", "--tables", "expert", "expert"], "gauntlet tables named twice"),
         (["--gauntlet", "greedy", "--record", "recs"], "--record belongs to tournaments"),
         (["--players", "greedy", "greedy", "--seats", "3"], "--seats belongs to --gauntlet"),
-        (["--players", "greedy", "greedy", "--tables", "expert"], "--tables belongs to --gauntlet"),
+        (["--players", "greedy", "greedy", "--tables", "expert"], "--tables belongs to --gauntlet;"),
+        (["--players", "greedy", "greedy", "--decisions", "3"], "--decisions belongs to --card;"),
+        (
+            ["--players", "greedy", "greedy", "--time-limit", "9"],
+            "--time-limit belongs to --exploit or --card;",
+        ),
+        (
+            ["--players", "greedy", "random", "random", "--games", "1000000"],
+            "rounded up to whole deal sets of 3: 1,000,002 games at once",
+        ),
         (["--gauntlet", "greedy", "--players", "greedy"], "not allowed with argument"),
         (["--gauntlet", "greedy", "--out", str(ROOT / "README.md")], "is not a results folder"),
     ],
