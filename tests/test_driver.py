@@ -196,6 +196,23 @@ def test_an_illegal_move_is_refused_before_the_observer_sees_it():
     assert s.hands[0] == [parse_card(c) for c in ("2c", "3d", "5h")]
 
 
+@pytest.mark.parametrize("observed", [False, True])
+@pytest.mark.parametrize("choice", [1.5, 1.0, True, "1", None, np.array([1])])
+def test_a_player_choice_that_is_no_move_id_is_refused_not_rounded(choice, observed):
+    """A player's 1.5 (or 1.0, True, "1") is no move: refused naming it, never read as
+    move 1; a numpy integer or a 0-d integer array is a move."""
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
+    observer = Watcher() if observed else None
+    table = Table(s, [Scripted([choice]), None, None], rng, observer=observer)
+    with pytest.raises(IllegalActionError, match=r"seat 0 .*chose .*legal: 0 \(draw_stock\), 1"):
+        table.advance(1)
+    assert s.hands[0] == [parse_card(c) for c in ("2c", "3d", "5h")] and s.current == 0
+    for good in (np.int64(DRAW_STOCK), np.array(DRAW_STOCK)):
+        s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
+        Table(s, [Scripted([good, discard_action(parse_card("2c"))]), None, None], rng).advance(1)
+        assert s.current == 1
+
+
 def test_an_observed_game_is_the_same_game():
     """Watching changes nothing: the same seed gives the same rounds with an observer."""
 

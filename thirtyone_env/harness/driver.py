@@ -85,12 +85,12 @@ def policy_move(
     mask = legal_mask(state)
     action = policy.act(obs, mask)
     try:
+        a = move_id(action)
+        if not (0 <= a < len(mask) and mask[a]):  # 1.5 is no move, not move 1
+            _refuse(state, action)
         if observer is None:
-            apply_action(state, int(action), rng)
+            apply_action(state, a, rng)
         else:  # observed_action written out (the mask is at hand): a call less a move
-            a = int(action)
-            if not (0 <= a < len(mask) and mask[a]):
-                _refuse(state, a)
             if observer.before(state, seat, a):
                 apply_action(state, a, rng)
                 observer.after(state, seat, a)
@@ -100,6 +100,16 @@ def policy_move(
         raise IllegalActionError(
             f"{who} in seat {seat} ({type(policy).__name__}) chose {action!r}: {e}"
         ) from e
+
+
+def move_id(action: Any) -> int:
+    """``action`` as a move id: an ``int``, a numpy integer or a 0-d integer array; -1
+    for anything else (a float, a bool, text), which no legal mask allows."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+        return -1
+    return int(action)
 
 
 def observed_action(
@@ -114,7 +124,7 @@ def observed_action(
     sees it. ``mask``: the state's legal mask when the caller has it."""
     if mask is None:
         mask = legal_mask(state)
-    a = action if type(action) is int else int(action) if isinstance(action, np.integer) else -1
+    a = move_id(action)
     if not (0 <= a < len(mask) and mask[a]):  # a bool or a non-integer is refused too
         _refuse(state, action)
     action = a
