@@ -498,11 +498,12 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         + (["--plain"] if not config.luck else [])
     )
     done, on_unit = resumable(out, config)  # before the first line: a refusal plays nothing
-    console.print(command, style="bold", markup=False)
+    console.print(command, style="bold", markup=False, soft_wrap=True)
     if done:
         console.print(
             f"going on with the tournament in {out}: {len(done)} work units of {CHUNK} deal sets finished",
             markup=False,
+            soft_wrap=True,
         )
     start = time.perf_counter()
     try:
@@ -525,7 +526,7 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         else:
             forget_run(out, "tournament")
             note = " (no work unit had finished)"
-        console.print(f"interrupted: no results written{note}", style="red", markup=False)
+        console.print(f"interrupted: no results written{note}", style="red", markup=False, soft_wrap=True)
         return 130
     except BaseException:  # a player's failure: nothing left that would refuse another run
         if on_unit is not None:
@@ -554,9 +555,12 @@ def play(args: argparse.Namespace, config: TournamentConfig, out: Path) -> int:
         f"{config.total_games} games, {rounds} rounds in {elapsed:.1f}s ({rounds / elapsed:,.0f} rounds/s)\n"
         f"results: {path}/results.json, {path}/games.csv\nplots: " + ", ".join(str(path / p) for p in PLOTS),
         markup=False,
+        soft_wrap=True,
     )
     if config.record_dir is not None:
-        console.print(f"record: {config.record_dir} ({MANIFEST} marks it complete)", markup=False)
+        console.print(
+            f"record: {config.record_dir} ({MANIFEST} marks it complete)", markup=False, soft_wrap=True
+        )
     return 0
 
 
@@ -632,7 +636,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
         + (f" --tables {' '.join(args.tables)}" if args.tables else "")
         + (" --plain" if args.plain else "")
     )
-    console.print(command, style="bold", markup=False)
+    console.print(command, style="bold", markup=False, soft_wrap=True)
     total = gl.planned_games(args.seats, args.games, args.tables)
     start = time.perf_counter()
     try:
@@ -658,8 +662,8 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
     console.print(
         f"{title} (candidate minus expert in the same seat on the same deals; *: 95% CI excludes 0)\n{summary}",
         markup=False,
-        highlight=False,
         soft_wrap=True,
+        highlight=False,
     )
     make_dir(out)
     gl.plot_gauntlet(rows, out / "gauntlet.png", title, args.rules)
@@ -685,6 +689,7 @@ def play_gauntlet(args: argparse.Namespace, out: Path) -> int:
     console.print(
         f"{total:,} games in {elapsed:.1f}s\nresults: {out}/results.json, {out}/gauntlet.md, {out}/gauntlet.png",
         markup=False,
+        soft_wrap=True,
     )
     return 0
 
