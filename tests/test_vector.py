@@ -291,3 +291,40 @@ def test_a_loaded_engine_state_shows_the_same_view_and_moves(rules, n):
     assert seen >= 10
     with pytest.raises(ValueError, match="does not fit"):
         games.load_state(0, new_game("dutch", n, rng), 0)
+
+
+class _Holder:
+    """A batched player that notes whether anything it is handed is a view into a bigger
+    array (through whose ``base`` it could read other seats' rows), and plays the first
+    legal move."""
+
+    def __init__(self, encoding: str) -> None:
+        self.obs_encoding = encoding
+        self.views = 0
+        self.calls = 0
+
+    def _note(self, *arrays) -> None:
+        self.calls += 1
+        self.views += sum(isinstance(a, np.ndarray) and a.base is not None for a in arrays)
+
+    def act(self, obs, mask):
+        self._note(mask, *(obs if isinstance(obs, np.ndarray) else ()))
+        return int(np.flatnonzero(mask)[0])
+
+    def act_batch(self, obs, masks):
+        fields = [obs] if isinstance(obs, np.ndarray) else list(vars(obs).values())
+        self._note(masks, *fields)
+        return np.array([int(np.flatnonzero(m)[0]) for m in masks])
+
+
+@pytest.mark.parametrize("encoding", ["view", "flat"])
+def test_an_external_player_is_handed_copies_never_views_of_the_shared_buffers(encoding):
+    """Every external seat's rows are written into buffers all of them share: a player
+    gets its own copies, so no ``base`` leads it to another seat's hand."""
+    spies = [_Holder(encoding) for _ in range(3)]
+    vec = ThirtyOneVectorEnv(8, 4, "standard", opponents=spies)
+    obs, info = vec.reset(seed=3)
+    for _ in range(60):
+        actions = np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]])
+        obs, _, _, _, info = vec.step(actions)
+    assert sum(s.calls for s in spies) > 20 and sum(s.views for s in spies) == 0

@@ -513,9 +513,11 @@ class KernelGames:
             self._answer(waiting, self.agent_id[waiting])
 
     def _ask(self, u: int, rows: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """Player ``u``'s actions in games ``rows`` (buffer rows ``start:stop``), checked."""
+        """Player ``u``'s actions in games ``rows`` (buffer rows ``start:stop``), checked.
+        The player gets copies, never views into the buffers every external seat shares
+        (through a view's ``base`` it would read other seats' rows: their hands)."""
         player, encoding = self.external[u], self.encodings[u]
-        masks = self.ext_masks[start:stop]
+        masks = self.ext_masks[start:stop].copy()
         if encoding == "view":
             K.seat_views(
                 self.g, self.seat_i, self.hands, self.stock, self.pile, self.known, self.disc_log,
@@ -530,7 +532,8 @@ class KernelGames:
                 self.values, self.deck, self.ext_offsets[u], self.scale, rows, K.G_CUR, obs, True,
             )  # fmt: skip
         if self.batched[u] and encoding != "dict":
-            actions = self._check_batch(u, player.act_batch(obs, masks), rows, masks)
+            mine = obs if encoding == "view" else obs.copy()  # (a view batch is copied already)
+            actions = self._check_batch(u, player.act_batch(mine, masks.copy()), rows, masks)
         else:
             actions = np.empty(len(rows), dtype=np.int64)
             synced = self.owner[u] >= 0 and hasattr(player, "reset")
@@ -539,11 +542,11 @@ class KernelGames:
                 if synced:  # this game's own player: it draws from the game's generator
                     rng = self._game_rng(i)
                     try:
-                        a = player.act(self._one(obs, encoding, k, u), masks[k])
+                        a = player.act(self._one(obs, encoding, k, u), masks[k].copy())
                     finally:
                         self.rs[i] = state_row(rng)
                 else:
-                    a = player.act(self._one(obs, encoding, k, u), masks[k])
+                    a = player.act(self._one(obs, encoding, k, u), masks[k].copy())
                 actions[k] = self._check_one(u, a, i, masks[k])
         return actions
 

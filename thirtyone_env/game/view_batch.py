@@ -186,9 +186,11 @@ def empty_batch(rules: Rules, num_players: int, size: int, log: int = 0) -> View
 
 
 def batch_rows(buffers: ViewBatch, start: int, stop: int) -> ViewBatch:
-    """Rows ``start:stop`` of ``buffers`` as a batch of views into the same arrays."""
+    """Rows ``start:stop`` of ``buffers`` as a batch of their own, copied: a player
+    handed a view into the shared buffers could read, through its ``base``, the rows
+    written for other seats (their hands)."""
     fields = {
-        name: (value[start:stop] if isinstance(value, np.ndarray) else value)
+        name: (value[start:stop].copy() if isinstance(value, np.ndarray) else value)
         for name, value in buffers.__dict__.items()
     }
     return ViewBatch(**fields)
