@@ -487,3 +487,78 @@ def tomllib_loads(text):
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
     return tomllib.loads(text)
+
+
+EVIL = """
+from pathlib import Path
+Path(__file__).with_name("CODE_RAN").write_text("it ran")
+class X:
+    def act(self, observation, action_mask):
+        return int(action_mask.nonzero()[0][0])
+"""
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["table.opponents", "step.teacher", "step.behaviour", "step.opponents", "module", "eval_opponents"],
+)
+def test_a_recipe_file_naming_code_is_refused_before_it_runs(tmp_path, where):
+    """A recipe is a data file: a player spec in it that imports code (a file or a
+    module) is refused before anything is imported, unless ``--allow-code``."""
+    (tmp_path / "evil.py").write_text(EVIL)
+    spec = "json.decoder:JSONDecoder" if where == "module" else f"{tmp_path / 'evil.py'}:X"
+    table = TINY_TABLE
+    steps = TINY_STEPS
+    if where in ("table.opponents", "module"):
+        table = table.replace('\nopponents = "greedy"', f'\nopponents = "{spec}"', 1)
+    elif where == "eval_opponents":
+        table = table.replace('\neval_opponents = "greedy"', f'\neval_opponents = "expert,{spec}"', 1)
+    elif where == "step.teacher":
+        steps = steps.replace('teacher = "greedy"', f'teacher = "{spec}"', 1)
+    elif where == "step.behaviour":
+        steps = steps.replace('teacher = "greedy"', f'teacher = "greedy"\nbehaviour = "{spec}"', 1)
+    else:
+        steps = steps.replace('kind = "imitation"', f'kind = "imitation"\nopponents = "greedy,{spec}"', 1)
+    recipe = write(tmp_path, table + steps)
+    assert spec in recipe.read_text()
+    with pytest.raises(RecipeError, match=r"names a player that runs code .*--allow-code"):
+        read(recipe)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), str(recipe), "--show"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert r.returncode == 2 and "runs code" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "CODE_RAN").exists()
+    if where != "module":
+        read(recipe, allow_code=True)  # the user says they trust it
+
+
+def test_a_player_typed_on_the_command_line_may_be_code(tmp_path):
+    """``--opponents bots.py:Class`` is the user's own choice: no flag needed."""
+    (tmp_path / "evil.py").write_text(EVIL)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--opponents", f"{tmp_path / 'evil.py'}:X", "--show"],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert f'opponents = "{tmp_path / "evil.py"}:X"' in r.stdout
+
+
+def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
+    """A run folder someone sent (its ``config.json``) and a sweep file are data too."""
+    from training.run_folder import stored_config
+    from training.sweep import Sweep
+
+    (tmp_path / "evil.py").write_text(EVIL)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"opponents": f"expert,{tmp_path / 'evil.py'}:X"}))
+    with pytest.raises(ValueError, match="names a player that runs code"):
+        stored_config(run, {})
+    sweep = tmp_path / "sweep.json"
+    sweep.write_text(json.dumps({"base": {"imitate": f"{tmp_path / 'evil.py'}:X"}}))
+    with pytest.raises(ValueError, match="the sweep file .* names a player that runs code"):
+        Sweep.read(sweep)
+    assert not (tmp_path / "CODE_RAN").exists()

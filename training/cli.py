@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     add("--device", default="cpu", help="the torch device of the fits and PPO (default: cpu)")
     add("--resume", metavar="RUN_DIR", default=None, help="go on with the recipe run in this folder")
     add("--show", action="store_true", help="print the recipe as it would run (every option) and exit")
+    add(
+        "--allow-code",
+        action="store_true",
+        help="let the recipe file or run folder name players that run code (file.py:Class, module:Class)",
+    )
     add("--steps", action="store_true", help="list the step kinds and their options and exit")
     add("--no-progress", action="store_true", help="no progress bars")
     return parser
@@ -125,6 +130,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         device=args.device,
         keep_worse=args.keep_worse,
         report_games=args.report_games,
+        allow_code=args.allow_code,
     )
     if (args.time_limit or 0) < 0 or args.workers < 0 or (args.report_games or 0) < 0:
         raise RecipeError("--time-limit, --workers and --report-games must be 0 or more")
@@ -146,7 +152,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         if given:
             raise RecipeError(f"--resume goes on with the run's own recipe: drop {', '.join(given)}")
         root = Path(args.resume)
-        recipe = stored_recipe(root)
+        recipe = stored_recipe(root, args.allow_code)
         limit = stored_time_limit(root, recipe) if args.time_limit is None else args.time_limit
         return recipe, root, _timed(place, recipe, limit), True
     if args.recipe is not None:
@@ -160,7 +166,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
                 f"{', '.join(given)} choose the default recipe's table; a recipe file names its own "
                 "(change it with --set table.rules=...)"
             )
-        recipe = read(args.recipe)
+        recipe = read(args.recipe, args.allow_code)
         stem = Path(args.recipe).stem
     else:
         rules, players = args.rules or "standard", args.players if args.players is not None else 4

@@ -233,8 +233,9 @@ def _numbered(kind: str, earlier: list[str]) -> str:
     return kind if not count else f"{kind}{count + 1}"
 
 
-def read(path: str | Path) -> Recipe:
-    """The recipe in a TOML file, its form checked."""
+def read(path: str | Path, allow_code: bool = False) -> Recipe:
+    """The recipe in a TOML file, its form checked; a player that runs code is refused
+    before anything is imported unless ``allow_code`` (:mod:`training.trust`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -246,6 +247,12 @@ def read(path: str | Path) -> Recipe:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RecipeError(f"{path}: not a TOML file: {e}") from None
+    from training.trust import check_no_code
+
+    try:
+        check_no_code(data, str(path), allow_code)
+    except ValueError as e:
+        raise RecipeError(str(e)) from None
     return parse(data, str(path))
 
 

@@ -70,6 +70,7 @@ class Placement:
     time_limit: float = 0.0
     keep_worse: bool = False
     report_games: int | None = None
+    allow_code: bool = False  #: the run folder's files may name players that run code
 
 
 def pass_name(planned: PlannedStep, r: int) -> str:
@@ -220,11 +221,12 @@ def run_recipe(recipe: Recipe, root: Path, place: Placement, resume: bool, progr
             raise
 
 
-def stored_recipe(root: Path) -> Recipe:
-    """The recipe a run folder was started with."""
+def stored_recipe(root: Path, allow_code: bool = False) -> Recipe:
+    """The recipe a run folder was started with (naming players that run code only
+    with ``allow_code``: the folder may have come from someone else)."""
     if not (root / RECIPE_FILE).exists():
         raise ValueError(f"{root} holds no recipe run (no {RECIPE_FILE})")
-    return read(root / RECIPE_FILE)
+    return read(root / RECIPE_FILE, allow_code)
 
 
 def stored_time_limit(root: Path, recipe: Recipe) -> float:
@@ -330,11 +332,11 @@ def _make_start(recipe: Recipe, root: Path, place: Placement, progress: bool) ->
         return str(Path(recipe.table.start).resolve())
     config = start_config(recipe, root, place)
     if not (config.run_dir / BEST).exists():
-        _train(config, progress)
+        _train(config, progress, place.allow_code)
     return str(config.run_dir / BEST)
 
 
-def _train(config: TrainConfig, progress: bool) -> None:
+def _train(config: TrainConfig, progress: bool, allow_code: bool = False) -> None:
     """A step's run: fresh, or resumed where an earlier start of the recipe left it."""
     from training.run import train
     from training.run_folder import stored_config
@@ -343,7 +345,7 @@ def _train(config: TrainConfig, progress: bool) -> None:
         given = {k: getattr(config, k) for k in ("time_limit", "workers", "cluster", "ray_address")}
         if config.total_timesteps >= UNBOUNDED:
             given["total_timesteps"] = config.total_timesteps
-        train(stored_config(config.run_dir, given), resume=True, progress=progress)
+        train(stored_config(config.run_dir, given, allow_code), resume=True, progress=progress)
     else:
         train(config, resume=False, progress=progress)
 
@@ -370,7 +372,7 @@ def _run_pass(
     print(f"train.py: step {name} ({planned.step.kind}) from {_short(model_in, root)}", flush=True)
     t0 = time.perf_counter()
     if not (config.run_dir / BEST).exists():
-        _train(config, progress)
+        _train(config, progress, place.allow_code)
     seconds = time.perf_counter() - t0
     out = str(config.run_dir / BEST)
     t1 = time.monotonic()

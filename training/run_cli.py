@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-progress", action="store_true", default=False, help="no progress bar")
     parser.add_argument(
+        "--allow-code",
+        action="store_true",
+        default=False,
+        help="let the run folder (--resume) or sweep file name players that run code",
+    )
+    parser.add_argument(
         "--sweep",
         metavar="FILE",
         default=None,
@@ -57,11 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> tuple[TrainConfig, bool]:
     """The run's config and whether it resumes a run folder's."""
-    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress", "sweep")}
+    given = {k: v for k, v in vars(args).items() if k not in ("resume", "no_progress", "sweep", "allow_code")}
     resume = getattr(args, "resume", None)
     if resume is None:
         return TrainConfig(**given), False
-    return stored_config(Path(resume), given), True
+    return stored_config(Path(resume), given, getattr(args, "allow_code", False)), True
 
 
 def sweep_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -74,12 +80,14 @@ def sweep_main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
     if any(importlib.util.find_spec(m) is None for m in ("ray", "pyarrow")):
         raise ValueError("--sweep needs Ray Tune: pip install 'thirtyone[cluster]'")
     given = [
-        k for k, v in vars(args).items() if k not in ("sweep", "no_progress", "ray_address") and v is not None
+        k
+        for k, v in vars(args).items()
+        if k not in ("sweep", "no_progress", "ray_address", "allow_code") and v is not None
     ]
     if given:
         flags = ", ".join("--" + k.replace("_", "-") for k in given)
         raise ValueError(f"--sweep takes the trials' options from its file: put {flags} in its 'base'")
-    spec = sw.Sweep.read(args.sweep)
+    spec = sw.Sweep.read(args.sweep, args.allow_code)
     try:
         rows = sw.run_sweep(spec, getattr(args, "ray_address", None) or None)
     except KeyboardInterrupt:

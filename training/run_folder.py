@@ -143,10 +143,11 @@ def record_step(run_dir: Path, step: str, stats: dict[str, float], seconds: floa
     atomic_write(path, json.dumps(steps, indent=2) + "\n")
 
 
-def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
+def stored_config(run_dir: Path, given: dict[str, Any], allow_code: bool = False) -> TrainConfig:
     """The config of the run in ``run_dir`` to go on with: its ``config.json`` with the
     operational fields ``given`` (no other field may differ); ``ValueError`` naming the
-    file when it is not a run config, or naming the fields given otherwise."""
+    file when it is not a run config, or naming the fields given otherwise, or a player
+    that runs code (unless ``allow_code``: :mod:`training.trust`)."""
     stored_path = run_dir / CONFIG
     if not stored_path.is_file():
         raise ValueError(f"cannot resume: {stored_path} not found (is {run_dir} a run folder?)")
@@ -155,6 +156,9 @@ def stored_config(run_dir: Path, given: dict[str, Any]) -> TrainConfig:
         names = {f.name for f in dataclasses.fields(TrainConfig)}
         if not isinstance(stored, dict):
             raise ValueError("it is not a JSON object")
+        from training.trust import check_no_code
+
+        check_no_code(stored, "it", allow_code)
         used = sorted(k for k, unused in REMOVED.items() if k in stored and stored[k] != unused)
         if used:
             raise ValueError(

@@ -146,8 +146,9 @@ class Sweep:
         check_writable_dir(base.runs_dir, "runs_dir")
 
     @classmethod
-    def read(cls, path: str | os.PathLike) -> Sweep:
-        """The sweep in a JSON file; ``ValueError`` naming the file and the problem."""
+    def read(cls, path: str | os.PathLike, allow_code: bool = False) -> Sweep:
+        """The sweep in a JSON file; ``ValueError`` naming the file and the problem (a
+        player that runs code among its options too, unless ``allow_code``)."""
         try:
             data = json.loads(Path(path).read_text())
         except OSError as e:
@@ -156,6 +157,9 @@ class Sweep:
             raise ValueError(f"the sweep file {path} is not JSON: {e}") from None
         if not isinstance(data, dict):
             raise ValueError(f"the sweep file {path} must hold a JSON object")
+        from training.trust import check_no_code
+
+        check_no_code(data, f"the sweep file {path}", allow_code)
         known = {f.name for f in dataclasses.fields(cls)}
         odd = sorted(set(data) - known)
         if odd:
