@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.files import atomic_write, json_value
 
 #: The model zoo: ``<name>.zip`` models, each with its table in its description and a
 #: model card ``<name>.md``.
@@ -310,7 +310,7 @@ def _described_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
                 if DESCRIPTION in archive.namelist():
-                    table = json.loads(_unpack(archive, [DESCRIPTION])[DESCRIPTION]).get("table")
+                    table = json_value(_unpack(archive, [DESCRIPTION])[DESCRIPTION]).get("table")
                     if table is not None:
                         return int(table["players"]), Rules(**table["rules"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile) as e:
@@ -323,7 +323,7 @@ def _run_config(path: Path) -> tuple[int, Any] | None:
     from thirtyone_env.game.rules import Rules
 
     try:
-        stored = json.loads(path.read_text()) if path.is_file() else None
+        stored = json_value(path.read_text()) if path.is_file() else None
     except (OSError, ValueError):
         return None
     if not isinstance(stored, dict) or not isinstance(stored.get("rules"), str):
@@ -477,10 +477,10 @@ def read_model_zip(raw: bytes, tensors: tuple[str, ...] = ("policy.pth",)) -> Mo
         if missing:
             raise ValueError(f"not an SB3 model: no {', '.join(missing)} in the archive")
         entries = _unpack(archive, [n for n in ("data", DESCRIPTION, *tensors) if n in names])
-    data = json.loads(entries["data"])
+    data = json_value(entries["data"])
     if not isinstance(data, dict):
         raise ValueError("its data entry is not a JSON object")
-    description = json.loads(entries[DESCRIPTION]) if DESCRIPTION in entries else None
+    description = json_value(entries[DESCRIPTION]) if DESCRIPTION in entries else None
     states = {name: _load_tensors(entries[name], name) for name in tensors}
     if "policy.pth" in states:
         _check_policy_state(states["policy.pth"], description)

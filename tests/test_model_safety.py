@@ -195,6 +195,9 @@ def test_train_never_unpickles_an_opponent_or_its_checkpoint(tmp_path, honest):
     ckpt.write_bytes(poison_tensors(poison_data(honest_ckpt, marker), marker, "policy.optimizer.pth"))
     resume = [*base, "--resume", str(tmp_path / "r"), "--no-progress"]
     r = subprocess.run([*resume, "--total-timesteps", "192"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "names a player that runs code" in r.stderr  # the folder names mine.py
+    resume.append("--allow-code")  # the user's own run: they trust it
+    r = subprocess.run([*resume, "--total-timesteps", "192"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "ckpt_000000000128.zip" in r.stderr and "Traceback" not in r.stderr
     assert not marker.exists()
     ckpt.write_bytes(poison_data(honest_ckpt, marker))

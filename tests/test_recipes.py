@@ -294,7 +294,18 @@ BAD = [
     (TINY_TABLE, "no [[step]]"),
     (TINY_TABLE + "time_limit = -5\n" + TINY_STEPS, "[table] time_limit=-5.0 must be 0 or more"),
     ("[table\n", "not a TOML file"),
+    ("step = [1]\n" + TINY_TABLE, "step 1 is int, not a [[step]] table"),
+    ('step = ["imitation"]\n' + TINY_TABLE, "step 1 is str, not a [[step]] table"),
+    (TINY_TABLE + '[[step]]\nkind = ["imitation"]\n', "step 1: kind=['imitation'] is not a step"),
+    ("x = " + "[" * 2000 + "]" * 2000 + "\n", "not a TOML file: nested too deep"),
 ]  # fmt: skip
+
+
+def test_a_recipe_saved_with_a_byte_order_mark_reads(tmp_path):
+    """Some editors start a UTF-8 file with a BOM: the recipe is the same."""
+    plain = read(write(tmp_path, TINY_TABLE + TINY_STEPS))
+    marked = read(write(tmp_path, "\ufeff" + TINY_TABLE + TINY_STEPS, "bom.toml"))
+    assert marked.table == plain.table and marked.steps == plain.steps
 
 
 @pytest.mark.parametrize(("text", "named"), BAD)

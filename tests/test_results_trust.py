@@ -600,3 +600,29 @@ def test_player_names_are_shown_as_given_not_read_as_markup(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert "[/bold]" in r.stdout and "ppo[v2]" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        ({"name": "deal_000000.jsonl", "games": 1.9}, "a whole number of games"),
+        ({"name": "deal_000000.jsonl", "games": True}, "a whole number of games"),
+        ({"name": "deal_000000.jsonl", "games": -1}, "a whole number of games"),
+        (None, "a file is listed twice"),
+    ],
+)
+def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named):
+    """A record's manifest names each file once with a whole number of games."""
+    from thirtyone_env.harness.records import read_manifest
+
+    rec = tmp_path / "rec"
+    r = evaluate(
+        "--players", "greedy", "random", "--games", "4", "--out", str(tmp_path / "o"), "--record", str(rec)
+    )
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((rec / "manifest.json").read_text())
+    files = manifest["files"]
+    manifest["files"] = [files[0], files[0]] if entry is None else [entry, *files[1:]]
+    (rec / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=named):
+        read_manifest(rec)

@@ -46,6 +46,7 @@ from thirtyone_env.game.actions import KNOCK
 from thirtyone_env.game.encoding import split_encoding
 from thirtyone_env.game.engine import clone_state
 from thirtyone_env.harness.driver import check_seated, encodings_of, observe, player_move, reset_players
+from thirtyone_env.harness.files import json_value
 from thirtyone_env.research.oracle import measure
 
 
@@ -139,7 +140,7 @@ class Demonstrations:
         ``OSError`` on a damaged file). Files without ``meta`` load with ``meta=None``."""
         with np.load(path, allow_pickle=False) as d:
             optional = [d[f] if f in d.files else None for f in cls.FIELDS[4:]]
-            meta = json.loads(str(d["meta"])) if "meta" in d.files else None
+            meta = json_value(str(d["meta"])) if "meta" in d.files else None
             if meta is not None and not isinstance(meta, dict):
                 raise ValueError("its meta is not a JSON object")
             return cls(d["obs"], d["masks"], d["actions"], d["returns"], *optional, meta=meta)

@@ -180,9 +180,11 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
         raise RecipeError(f"{source}: no [[step]]: a recipe names at least one step")
     steps, names = [], []
     for k, values in enumerate(raw, start=1):
+        if not isinstance(values, dict):
+            raise RecipeError(f"{source}: step {k} is {type(values).__name__}, not a [[step]] table")
         values = dict(values)
         kind = values.pop("kind", None)
-        if kind not in STEPS:
+        if not isinstance(kind, str) or kind not in STEPS:
             raise RecipeError(f"{source}: step {k}: kind={kind!r} is not a step; steps: {', '.join(STEPS)}")
         common = {key: values.pop(key) for key in list(values) if key in COMMON_TYPES}
         where = f"{source}: step {k} ({kind})"
@@ -244,9 +246,11 @@ def read(path: str | Path, allow_code: bool = False) -> Recipe:
     except (OSError, UnicodeDecodeError) as e:
         raise RecipeError(f"{path}: cannot read the recipe: {e}") from None
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # a BOM some editors write
     except tomllib.TOMLDecodeError as e:
         raise RecipeError(f"{path}: not a TOML file: {e}") from None
+    except RecursionError:
+        raise RecipeError(f"{path}: not a TOML file: nested too deep to read") from None
     from training.trust import check_no_code
 
     try:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.harness.files import FolderLock, atomic_write
+from thirtyone_env.harness.files import FolderLock, atomic_write, json_value
 from training.config import OPERATIONAL, PLACEMENT, REMOVED, UNSTORED, TrainConfig
 from training.evaluations import best_evaluation, read_evaluations, write_evaluations
 
@@ -152,7 +152,7 @@ def stored_config(run_dir: Path, given: dict[str, Any], allow_code: bool = False
     if not stored_path.is_file():
         raise ValueError(f"cannot resume: {stored_path} not found (is {run_dir} a run folder?)")
     try:
-        stored = json.loads(stored_path.read_text())
+        stored = json_value(stored_path.read_text())
         names = {f.name for f in dataclasses.fields(TrainConfig)}
         if not isinstance(stored, dict):
             raise ValueError("it is not a JSON object")

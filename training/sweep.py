@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_value
 from training.config import TrainConfig
 from training.evaluations import read_evaluations
 from training.run_folder import checkpoint_steps, last_checkpoint
@@ -150,7 +150,7 @@ class Sweep:
         """The sweep in a JSON file; ``ValueError`` naming the file and the problem (a
         player that runs code among its options too, unless ``allow_code``)."""
         try:
-            data = json.loads(Path(path).read_text())
+            data = json_value(Path(path).read_text())
         except OSError as e:
             raise ValueError(f"cannot read the sweep file {path}: {e.strerror or e}") from None
         except ValueError as e:

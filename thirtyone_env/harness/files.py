@@ -48,6 +48,16 @@ def json_ready(x: Any) -> Any:
     return str(x)
 
 
+def json_value(text: str | bytes) -> Any:
+    """The values of JSON ``text`` someone may have crafted: ``ValueError`` for text that
+    is no JSON and for nesting too deep to read (Python's reader would raise
+    ``RecursionError``, which no caller expects of a data file)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("its JSON is nested too deep to read") from None
+
+
 def json_text(x: Any, indent: int = 1) -> str:
     """``x`` as strict JSON text (:func:`json_ready`), ending in a newline: Python's
     ``json`` would write ``NaN``, which JavaScript, ``jq`` and most readers refuse."""

@@ -37,7 +37,6 @@ fewer games an estimate needs.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ from thirtyone_env.game.positions import clone_state
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.state import DRAW, ROUND_OVER
 from thirtyone_env.harness.equity import check_win_objective, win_chance
+from thirtyone_env.harness.files import json_value
 
 #: The round-loss model's features of one seat, in order (values in tens of points).
 FEATURES = (
@@ -138,7 +138,7 @@ class LuckModel:
         """The model in a JSON file (plain numbers: nothing in it runs); ``ValueError``
         naming what is wrong with it."""
         try:
-            data = json.loads(Path(path).read_text())
+            data = json_value(Path(path).read_text())
             if data.get("features") != list(FEATURES):
                 raise ValueError(f"its features are not {list(FEATURES)}")
             return cls(
@@ -148,9 +148,9 @@ class LuckModel:
                 tuple(data["out"]),
                 data["scale"],
                 data["knocker_scale"],
-                str(data.get("name", "round-loss model")),
+                _text(data.get("name", "round-loss model")),
             )
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
             raise ValueError(f"not a luck model: {path}: {e}") from None
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -164,6 +164,12 @@ class LuckModel:
             np.array(self.out, dtype=np.float64),
             np.array([self.scale, self.knocker_scale], dtype=np.float64),
         )
+
+
+def _text(x: Any) -> str:
+    if not isinstance(x, str):
+        raise ValueError(f"its name must be text, got {type(x).__name__}")
+    return x
 
 
 @cache

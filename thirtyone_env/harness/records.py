@@ -44,7 +44,7 @@ from thirtyone_env.game.engine import (
 )
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.driver import MoveObserver, observed_action
-from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.files import atomic_write, json_value
 
 VERSION = 1
 
@@ -243,9 +243,21 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
             f"incomplete record: {folder} has no {MANIFEST} (the run that wrote it did not finish)"
         )
     try:
-        manifest = json.loads(path.read_text())
-        files = [(str(f["name"]), int(f["games"])) for f in manifest["files"]]
-    except (ValueError, KeyError, TypeError, RecursionError) as e:
+        manifest = json_value(path.read_text())
+        files = [(f["name"], f["games"]) for f in manifest["files"]]
+        for name, games in files:
+            if (
+                not isinstance(name, str)
+                or isinstance(games, bool)
+                or not isinstance(games, int)
+                or games < 0
+            ):
+                raise ValueError(
+                    f"a file entry needs a name and a whole number of games, got {name!r}: {games!r}"
+                )
+        if len({name for name, _ in files}) != len(files):
+            raise ValueError("a file is listed twice")
+    except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path}: not a record manifest ({e})") from None
     for name, _ in files:
         if Path(name).name != name or not (folder / name).is_file():
@@ -290,7 +302,7 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
     """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
     for anything that is not a record line of a known type with its keys."""
     try:
-        obj = json.loads(text)
+        obj = json_value(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"{where}: not a JSON line ({e})") from None
     except RecursionError:

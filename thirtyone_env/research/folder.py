@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, json_value
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.labelling import COLUMNS
 
@@ -68,7 +68,7 @@ def check_folder(out: Path, config: StudyConfig) -> dict[int, list[tuple]]:
     if not (out / STUDY).exists():
         return {}
     try:
-        theirs = json.loads((out / STUDY).read_text())["study"]
+        theirs = json_value((out / STUDY).read_text())["study"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"--out {out}: cannot read its {STUDY} ({type(e).__name__}: {e})") from None
     ours = config.study_dict()
