@@ -564,8 +564,14 @@ def _torch_archive(raw: bytes, name: str) -> bytes:
 def _torch_refusal(e: Exception) -> str:
     """Why torch's weights-only loader refused a file, on one line (its message is
     paragraphs of advice, some of it to load the file unsafely)."""
-    m = re.search(r"WeightsUnpickler error: (.*?)(?: Please use|\n|$)", str(e))
-    return m.group(1) if m else _reason(e)
+    text = str(e)
+    m = re.search(r"WeightsUnpickler error: (.*?)(?: Please use|\n|$)", text)
+    if m:
+        return m.group(1)
+    # newer torch: the reason is a paragraph of its own among the advice, never passed on
+    advice = ("weights_only", "Weights only load failed", "Check the documentation", "torch.load")
+    reasons = [line.strip() for line in text.splitlines() if line.strip() and not any(a in line for a in advice)]
+    return reasons[0][:200] if reasons else "it holds objects other than tensors"
 
 
 def _check_tensors(state: Any, name: str) -> None:

@@ -134,19 +134,40 @@ def test_a_crafted_model_plays_without_running_its_payload(tmp_path, honest):
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("entry", ["policy.pth", "data"])
+class _System:
+    """A pickle that would call ``os.system`` (a module torch's loader blocks)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.parametrize("entry", ["policy.pth", "system", "data"])
 def test_crafted_tensors_or_a_bare_pickle_are_refused_by_name(tmp_path, honest, entry):
     marker = tmp_path / "fired"
     crafted = tmp_path / "crafted.zip"
     if entry == "policy.pth":
         crafted.write_bytes(poison_tensors(honest[1], marker))
         message = r"cannot load model .*crafted.zip: .*policy.pth holds more than tensors"
+    elif entry == "system":
+        import torch
+
+        saved = io.BytesIO()
+        torch.save(_System(marker), saved)  # torch's own format, its pickle calling os.system
+        crafted.write_bytes(rewrite(honest[1], {"policy.pth": saved.getvalue()}))
+        message = r"cannot load model .*crafted.zip: .*policy.pth"
     else:  # not even JSON: a pickle where the data should be
         crafted.write_bytes(rewrite(honest[1], {"data": pickle.dumps(Payload(marker))}))
         message = r"cannot load model .*crafted.zip"
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as refused:
         agents.from_spec(f"ppo:path={crafted}")
     assert not marker.exists()
+    assert "weights_only" not in str(refused.value)  # never torch's advice to load it unsafely
+    assert "\n" not in str(refused.value)
 
 
 def test_evaluate_plays_a_crafted_model_without_running_it(tmp_path, honest):
