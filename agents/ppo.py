@@ -617,10 +617,18 @@ def _check_dtype(dtype: str, where: str) -> None:
         raise ValueError(f"{where} is {dtype}: weights must be {' or '.join(REAL_FLOATS)}")
 
 
+#: The largest weight a model may hold: no trained network comes near it, and larger
+#: ones (finite in float64) overflow the float32 arithmetic the players run on into NaN.
+MAX_WEIGHT = 1e6
+
+
 def _check_finite(values: np.ndarray, where: str) -> None:
-    """Refuse weights (``where`` says which) holding NaN or infinity."""
+    """Refuse weights (``where`` says which) holding NaN, infinity or values beyond
+    :data:`MAX_WEIGHT`."""
     if not np.isfinite(values).all():
         raise ValueError(f"{where} holds NaN or infinite values: not a model")
+    if values.size and float(np.abs(values).max()) > MAX_WEIGHT:
+        raise ValueError(f"{where} holds values beyond {MAX_WEIGHT:g}: not a trained model")
 
 
 def _check_policy_state(state: Any, description: Any) -> None:

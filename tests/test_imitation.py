@@ -223,3 +223,39 @@ def test_a_collection_past_its_stop_time_ends_with_the_episode_it_is_in():
     for a, b in ((cut.obs, full.obs[:n]), (cut.actions, full.actions[:n]), (cut.returns, full.returns[:n])):
         assert np.array_equal(a, b)
     assert np.array_equal(cut.knock_gain, full.knock_gain[:n], equal_nan=True)
+
+
+def _npz(path, **arrays):
+    np.savez_compressed(path, **arrays)
+    return path
+
+
+def test_a_demonstrations_file_made_to_exhaust_memory_is_refused_before_it_is_read(tmp_path):
+    """Only the members' headers are read: an array whose header declares more than its
+    member holds, or a small file that would inflate a thousandfold (a zip bomb), is
+    refused in one line; saved demonstrations (about 30 times) read."""
+    import io
+    import zipfile
+
+    n = 9_000
+    bomb = _npz(tmp_path / "bomb.npz", obs=np.zeros((n, 1000)), masks=np.ones((n, 56), bool),
+                actions=np.zeros(n, np.int64), returns=np.zeros(n))  # fmt: skip
+    with pytest.raises(ValueError, match=r"would inflate to .* times\): no saved demonstrations do"):
+        Demonstrations.load(bomb)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (10**9, 10)}
+    )
+    liar = tmp_path / "liar.npz"
+    with zipfile.ZipFile(liar, "w") as z:
+        z.writestr("obs.npy", header.getvalue() + b"\0" * 64)
+    with pytest.raises(ValueError, match=r"its obs.npy declares 80,000,000,000 bytes and holds"):
+        Demonstrations.load(liar)
+    text = tmp_path / "text.npz"
+    text.write_bytes(b"no zip at all")
+    with pytest.raises(ValueError, match="not a demonstrations file"):
+        Demonstrations.load(text)
+    rng = np.random.default_rng(0)
+    fine = _npz(tmp_path / "fine.npz", obs=rng.integers(0, 2, (2000, 100)).astype(np.float32),
+                masks=np.ones((2000, 56), bool), actions=np.zeros(2000, np.int64), returns=np.zeros(2000))  # fmt: skip
+    assert len(Demonstrations.load(fine)) == 2000

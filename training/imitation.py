@@ -49,6 +49,61 @@ from thirtyone_env.harness.driver import check_seated, encodings_of, observe, pl
 from thirtyone_env.harness.files import json_value
 from thirtyone_env.research.oracle import measure
 
+#: The most bytes a demonstrations file's arrays may take once read (a million decisions
+#: of the widest table take about 1 GB): a small file that would inflate to more is refused
+#: before anything is read.
+MAX_DEMONSTRATION_BYTES = 8 << 30
+#: How many times its size a demonstrations file may inflate (saved ones: about 30, their
+#: features being mostly 0 and 1); more is a file made to exhaust memory (a zip bomb)
+MAX_INFLATION = 200
+#: The largest observation or return a decision may hold (features are cards, counts and
+#: scores; larger ones are no game's and overflow the network's float32 into NaN).
+MAX_VALUE = 1e6
+
+
+def check_sizes(path: Any) -> None:
+    """Refuse (``ValueError``) a demonstrations file whose arrays declare more than
+    their members hold, more than :data:`MAX_DEMONSTRATION_BYTES` in all, or (past 64
+    MiB) more than :data:`MAX_INFLATION` times the file's size: only each member's
+    header is read."""
+    import os
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            total = 0
+            for info in z.infolist():
+                with z.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    if version not in ((1, 0), (2, 0)):
+                        raise ValueError(f"its {info.filename} is a .npy of version {version}")
+                    read = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
+                    shape, _, dtype = read(f)
+                    header = f.tell()
+                declared = math.prod(shape) * dtype.itemsize
+                if declared + header > info.file_size:
+                    raise ValueError(
+                        f"its {info.filename} declares {declared:,} bytes and holds {info.file_size:,}"
+                    )
+                total += declared
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"not a demonstrations file (.npz): {e}") from None
+    if total > MAX_DEMONSTRATION_BYTES:
+        raise ValueError(
+            f"its arrays would take {total / 2**30:.1f} GiB once read, more than the "
+            f"{MAX_DEMONSTRATION_BYTES / 2**30:.0f} GiB a demonstrations file may"
+        )
+    size = os.path.getsize(path)
+    if total > 64 << 20 and total > MAX_INFLATION * size:
+        raise ValueError(
+            f"its {size:,} bytes would inflate to {total:,} ({total // max(size, 1):,} times): "
+            "no saved demonstrations do (a file made to exhaust memory)"
+        )
+
 
 @dataclass
 class Demonstrations:
@@ -138,6 +193,7 @@ class Demonstrations:
     def load(cls, path: Any) -> Demonstrations:
         """Read what :meth:`arrays` saved, never unpickling (``KeyError``/``ValueError``/
         ``OSError`` on a damaged file). Files without ``meta`` load with ``meta=None``."""
+        check_sizes(path)
         with np.load(path, allow_pickle=False) as d:
             optional = [d[f] if f in d.files else None for f in cls.FIELDS[4:]]
             meta = json_value(str(d["meta"])) if "meta" in d.files else None
@@ -175,6 +231,8 @@ class Demonstrations:
         for name in ("obs", "returns"):
             if not np.isfinite(arrays[name]).all():
                 raise ValueError(f"{name} holds NaN or infinite values")
+            if arrays[name].size and float(np.abs(arrays[name]).max()) > MAX_VALUE:
+                raise ValueError(f"{name} holds values beyond {MAX_VALUE:g}: no decision of a game does")
         rows = np.arange(n)
         for name in ("actions", "alternatives"):
             ids = arrays.get(name)
