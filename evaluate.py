@@ -38,6 +38,7 @@ from thirtyone_env.harness.command import CommandParser, run_command
 from thirtyone_env.harness.driver import check_table
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
+    check_unit,
     config_dict,
     outcome_json,
     outcomes_from_json,
@@ -452,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
 
 #: Deal sets a tournament's work unit plays (a resumed tournament keeps its units).
 CHUNK = 8
+#: A kept work unit's largest file: 8 deal sets of 6 seats of the longest games are a few MB.
+MAX_UNIT_BYTES = 64 << 20
 
 
 def tournament_options(config: TournamentConfig) -> dict[str, Any]:
@@ -472,7 +475,11 @@ def resumable(out: Path, config: TournamentConfig) -> tuple[dict[int, list], Any
     if claim_run(out, "tournament", tournament_options(config)):
         for path in sorted(partial.glob("unit_*.json")):
             try:
-                done[int(path.stem[5:])] = outcomes_from_json(path.read_text())
+                if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_UNIT_BYTES:
+                    raise ValueError("not a work unit this program wrote (a link, not a file, or too large)")
+                k = int(path.stem[5:])
+                done[k] = outcomes_from_json(path.read_text())
+                check_unit(config, k, CHUNK, done[k])
             except (OSError, ValueError) as e:
                 raise ValueError(f"cannot read the finished work unit {path}: {e}") from None
 

@@ -570,7 +570,9 @@ def _torch_refusal(e: Exception) -> str:
         return m.group(1)
     # newer torch: the reason is a paragraph of its own among the advice, never passed on
     advice = ("weights_only", "Weights only load failed", "Check the documentation", "torch.load")
-    reasons = [line.strip() for line in text.splitlines() if line.strip() and not any(a in line for a in advice)]
+    reasons = [
+        line.strip() for line in text.splitlines() if line.strip() and not any(a in line for a in advice)
+    ]
     return reasons[0][:200] if reasons else "it holds objects other than tensors"
 
 

@@ -626,3 +626,37 @@ def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named)
     (rec / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match=named):
         read_manifest(rec)
+
+
+@pytest.mark.parametrize("tamper", ["both_win", "one_game_short", "seat_out_of_range", "link"])
+def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper):
+    """A kept unit is checked against the tournament before it counts: its deal sets in
+    every rotation, one game's wins, seats that are a rotation; a link is no unit."""
+    import agents
+    from thirtyone_env.harness.evaluation import TournamentConfig, outcome_json, run_tournament
+
+    args = ["--players", "greedy", "random", "--games", "32", "--seed", "4"]
+    whole = tmp_path / "whole"
+    assert evaluate(*args, "--out", str(whole)).returncode == 0
+    games = run_tournament(
+        TournamentConfig(("greedy", "random"), 32, "standard", 4, 1), agents.from_spec, chunk=8
+    )
+    unit = [g for g in games if g.deal < 8]
+    if tamper == "both_win":
+        unit[0].wins = (1.0, 1.0)
+    elif tamper == "one_game_short":
+        unit = unit[1:]
+    elif tamper == "seat_out_of_range":
+        unit[0].seats = (7, 9)
+    out = tmp_path / "out"
+    (out / "partial").mkdir(parents=True)
+    (out / ".lock").touch()
+    (out / "tournament.json").write_text((whole / "tournament.json").read_text())
+    target = out / "partial" / "unit_000000.json"
+    if tamper == "link":
+        (tmp_path / "elsewhere.json").write_text(outcome_json(unit))
+        target.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        target.write_text(outcome_json(unit))
+    refused(evaluate(*args, "--out", str(out)), "cannot read the finished work unit")
+    assert not (out / "results.json").exists()

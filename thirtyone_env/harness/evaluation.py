@@ -33,6 +33,7 @@ from thirtyone_env.game.engine import legal_mask, new_game
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.analysis import TurnRecorder, player_round_records
 from thirtyone_env.harness.driver import NOBODY, Table, observe, reset_players
+from thirtyone_env.harness.files import json_value
 from thirtyone_env.harness.luck import LuckObserver, default_model
 from thirtyone_env.harness.luck import applies as luck_applies
 from thirtyone_env.harness.parallel import Backend, ordered_map
@@ -397,12 +398,43 @@ def outcome_json(games: list[GameOutcome]) -> str:
     return json.dumps([{k: getattr(g, k) for k in names} for g in games])
 
 
+def check_unit(config: TournamentConfig, k: int, chunk: int, games: list[GameOutcome]) -> None:
+    """``ValueError`` naming the first thing in the kept work unit ``k`` (``chunk`` deal
+    sets) that no run of ``config`` would have written: not exactly its deal sets in
+    every rotation, a game of another table size, seats that are no rotation, wins that
+    are not one game's, a row of another game or player, a figure that is not finite."""
+    n = config.num_players
+    deals = range(k * chunk, min((k + 1) * chunk, config.deal_sets))
+    want = sorted((d, r) for d in deals for r in range(n))
+    got = sorted((g.deal, g.rotation) for g in games)
+    if got != want:
+        raise ValueError(
+            f"it holds games {got[:3]}..., not the {len(want)} of deal sets {deals.start}-{deals.stop - 1}"
+        )
+    for g in games:
+        where = f"deal set {g.deal}, rotation {g.rotation}"
+        if not (len(g.seats) == len(g.places) == len(g.wins) == n) or sorted(g.seats) != list(range(n)):
+            raise ValueError(f"{where}: not a game of {n} players in {n} seats")
+        figures = [*g.places, *g.wins, *g.luck_wins, *g.luck_lost]
+        if not all(isinstance(x, int | float) and math.isfinite(x) for x in figures):
+            raise ValueError(f"{where}: a place, win or luck that is not a finite number")
+        if not (all(0 <= w <= 1 for w in g.wins) and abs(sum(g.wins) - 1) < 1e-9):
+            raise ValueError(f"{where}: wins {list(g.wins)} are not one game's (they share 1)")
+        if not all(1 <= p <= n for p in g.places) or g.rounds < 1:
+            raise ValueError(f"{where}: places {list(g.places)} or {g.rounds} rounds no game has")
+        if g.luck_wins and not (len(g.luck_wins) == len(g.luck_lost) == n):
+            raise ValueError(f"{where}: luck for {len(g.luck_wins)} players, not {n}")
+        for row in g.rows:
+            if len(row) != len(ROW_FIELDS) or tuple(row[1:3]) != (g.deal, g.rotation) or not 0 <= row[4] < n:
+                raise ValueError(f"{where}: a row of another game or player: {list(row)[:6]}")
+
+
 def outcomes_from_json(text: str) -> list[GameOutcome]:
     """The games of :func:`outcome_json` (plain JSON: nothing is unpickled);
     ``ValueError`` if the text is not such a list."""
     try:
         out = []
-        for d in json.loads(text):
+        for d in json_value(text):
             out.append(
                 GameOutcome(
                     int(d["deal"]),

@@ -302,7 +302,7 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
     """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
     for anything that is not a record line of a known type with its keys."""
     try:
-        obj = json_value(text)
+        obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"{where}: not a JSON line ({e})") from None
     except RecursionError:
