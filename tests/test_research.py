@@ -393,3 +393,41 @@ def test_a_studys_regret_is_one_value_a_decision_summed_up_by_turn():
     assert table["decisions"].iloc[0] == 60 and np.isfinite(table["regret"].iloc[0])
     by_turn = aggregate.regret(df, ("turn",))
     assert by_turn["decisions"].sum() == 60
+
+
+def _job_row(**changed):
+    """A row as a knock study of expert in seat 0 writes it (job 0)."""
+    from thirtyone_env.research.labelling import COLUMNS
+
+    row = dict(game=3, round=1, seat=0, player="expert", turn=2, position=0, players_in=2, lives=3, score=0,
+               stock=20, value=21.0, question="knock", own="draw", baseline="draw", alternative="knock",
+               chosen=False, gain=-0.1, se=0.05, rollouts=2, regret=0.0)  # fmt: skip
+    row.update(changed)
+    return tuple(row[c] for c in COLUMNS)
+
+
+@pytest.mark.parametrize(
+    ("rows", "named"),
+    [
+        ([_job_row(player="evil")], "a row of another study"),
+        ([_job_row(question="take")], "a row of another study"),
+        ([_job_row(seat=1)], "a row of another seat or job"),
+        ([_job_row(game=10**20)], "a row of another seat or job"),
+        ([_job_row(gain=float("nan"))], "not finite"),
+        ([_job_row(), _job_row()], "a row given twice"),
+        ([_job_row()], None),
+    ],
+)
+def test_a_kept_job_is_checked_against_its_study(tmp_path, rows, named):
+    """A resumed study takes a kept job only if this study could have written it."""
+    from thirtyone_env.research import folder
+    from thirtyone_env.research.config import StudyConfig
+
+    config = StudyConfig("knock", ("expert", "expert"), 0, decisions=20, rollouts=2)
+    (tmp_path / folder.JOBS).mkdir()
+    (tmp_path / folder.JOBS / "job_000000.csv").write_text(folder.write_rows(rows))
+    if named is None:
+        assert folder.read_jobs(tmp_path, config) == {0: rows}
+    else:
+        with pytest.raises(ValueError, match=named):
+            folder.read_jobs(tmp_path, config)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, json_value
 from thirtyone_env.research.config import StudyConfig
-from thirtyone_env.research.labelling import COLUMNS
+from thirtyone_env.research.labelling import COLUMNS, GAMES_PER_JOB
 
 STUDY = "study.json"
 SUMMARY = "summary.json"
@@ -88,10 +89,13 @@ def read_jobs(out: Path, config: StudyConfig) -> dict[int, list[tuple]]:
     sizes = config.jobs
     for path in sorted((Path(out) / JOBS).glob("job_*.csv")):
         try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_JOB_BYTES:
+                raise ValueError("not a job this study wrote (a link, not a file, or too large)")
             k = int(path.stem[4:])
             rows = read_rows(path.read_text())
             if not 0 <= k < len(sizes) or not rows:
                 raise ValueError("not a finished job of this study")
+            _check_rows(rows, config, k)
         except (OSError, ValueError) as e:
             raise ValueError(f"cannot read the finished job {path}: {e}") from None
         found[k] = rows
@@ -127,6 +131,30 @@ def write_rows(rows: list[tuple]) -> str:
     w.writerow(COLUMNS)
     w.writerows(rows)
     return buf.getvalue()
+
+
+#: A kept job's largest file (a job of 100,000 decisions' rows is some tens of MB).
+MAX_JOB_BYTES = 256 << 20
+
+
+def _check_rows(rows: list[tuple], config: StudyConfig, job: int) -> None:
+    """``ValueError`` for a row job ``job`` of this study could not have written: another
+    question, player or seat, a game outside the job's, a number that is not finite, a
+    row twice."""
+    first = job * GAMES_PER_JOB
+    col = {c: i for i, c in enumerate(COLUMNS)}
+    player = config.table[config.seat]
+    for row in rows:
+        if row[col["question"]] != config.question or row[col["player"]] != player:
+            raise ValueError(f"a row of another study ({row[col['question']]!r}, {row[col['player']]!r})")
+        if row[col["seat"]] != config.seat or not first <= row[col["game"]] < first + GAMES_PER_JOB:
+            raise ValueError(
+                f"a row of another seat or job (seat {row[col['seat']]}, game {row[col['game']]})"
+            )
+        if not all(math.isfinite(x) for x in row if isinstance(x, float)) or row[col["turn"]] < 0:
+            raise ValueError("a row holding a number that is not finite or a negative turn")
+    if len(set(rows)) != len(rows):
+        raise ValueError("a row given twice")
 
 
 def read_rows(text: str) -> list[tuple]:
