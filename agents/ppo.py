@@ -181,6 +181,8 @@ def check_model_path(path: Path) -> None:
     if path.is_dir():
         raise ValueError(f"model path {path} is a folder, not a model file (.zip or .npz)")
     if not path.is_file():
+        if path.exists() or path.is_symlink():  # a device, a pipe, a socket, a broken link
+            raise ValueError(f"model path {path} is not a regular file: not a model file (.zip or .npz)")
         raise ValueError(f"model file not found: {path}")
 
 

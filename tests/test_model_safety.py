@@ -281,6 +281,9 @@ def test_check_spec_builds_no_player_and_reads_no_model(tmp_path):
         agents.from_spec(f"ppo:path={garbage}")
     with pytest.raises(ValueError, match="model file not found: .*nothere.zip"):
         agents.check_spec(f"ppo:path={tmp_path / 'nothere.zip'}")
+    (tmp_path / "zero.zip").symlink_to("/dev/zero")  # endless: never read
+    with pytest.raises(ValueError, match="zero.zip is not a regular file"):
+        agents.check_spec(f"ppo:path={tmp_path / 'zero.zip'}")
     with pytest.raises(ValueError, match="takes true or false"):
         agents.check_spec(f"ppo:path={garbage},deterministic=maybe")
     # a player whose constructor leaves a mark: validating its spec leaves none
