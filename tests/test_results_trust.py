@@ -586,18 +586,8 @@ def test_a_tournament_that_fails_before_any_work_unit_leaves_nothing_that_refuse
 
 def test_player_names_are_shown_as_given_not_read_as_markup(tmp_path):
     """Names with brackets (``ppo[v2]``, ``[/bold]``) are text: shown whole, no error."""
-    r = evaluate(
-        "--players",
-        "greedy",
-        "random",
-        "--games",
-        "4",
-        "--names",
-        "[/bold]",
-        "ppo[v2]",
-        "--out",
-        str(tmp_path / "o"),
-    )
+    names = ["--names", "[/bold]", "ppo[v2]"]
+    r = evaluate("--players", "greedy", "random", "--games", "4", *names, "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
     assert "[/bold]" in r.stdout and "ppo[v2]" in r.stdout
 
