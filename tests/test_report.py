@@ -106,6 +106,10 @@ def test_a_step_worse_at_one_table_is_worse_even_where_it_is_better_at_another(t
     assert "| wins | lives lost a round |" in text
     chips = write_report(tmp_path, [level], "ppo", 1000, rules="banking")
     assert "| wins | chips lost a round |" in chips and "chips scored count negative" in chips
+    assert "(at least 1,000 games a table)" in text
+    short = Verdict("ppo", [{**level.rows[0], "games": 40}])  # a time limit's probe
+    said = write_report(tmp_path, [short], "ppo", 1000)
+    assert "at least" not in said and "1,000 games a table, fewer where" in said
 
 
 def test_a_report_plays_on_to_resolve_only_while_time_is_left():

@@ -190,11 +190,17 @@ def write_report(
 
     lost = lost_label(rules)
     scored = "" if lost.startswith("lives") else "; points or chips scored count negative"
+    fewest = min((row["games"] for v in verdicts for row in v.rows), default=games)
+    played = (
+        f"at least {games:,} games a table"
+        if fewest >= games
+        else f"{games:,} games a table, fewer where a difference was resolved sooner or the time limit left no more"
+    )
     lines = [
         f"# Run report: {run_dir.name}",
         "",
         "Each step's model minus the model it started from, in the same seat against the same",
-        f"opponents on the same deals (at least {games:,} games a table); 95% intervals, `*` where",
+        f"opponents on the same deals ({played}); 95% intervals, `*` where",
         f"one excludes 0. Wins in points (percent of games won); {lost} (lower is better{scored}).",
         "",
         f"| step | table | games | wins | {lost} | verdict |",
