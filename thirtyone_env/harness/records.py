@@ -365,6 +365,7 @@ class _ReplayRng:
         self.pending: list[list[int]] = []
         self.state: GameState | None = None
         self.where = ""  # the round line, for messages
+        self.dealing = False  # a round is being dealt from its recorded deck
         self.used = 0  # reshuffles handed out this round
         self.stock = 0  # size of the last one's new stock
         self.listed = 0  # cards its record lists as drawn from it
@@ -376,6 +377,8 @@ class _ReplayRng:
         self.used = self.stock = self.listed = 0
 
     def permutation(self, n: int) -> np.ndarray:
+        if self.dealing:  # the engine reshuffles only when a deal runs out of cards
+            raise ValueError(f"{self.where}: its deck is short of the cards its deal needs")
         self._check_drawn()
         if not self.pending:
             raise ValueError(
@@ -455,10 +458,12 @@ def replay(
             continue
         if s is not None and s.phase == GAME_OVER:
             raise ValueError(f"round {line.get('round_no')}: the record goes on after the game is over")
+        rng.where, rng.dealing = f"round {line.get('round_no')}", True
         if s is None:
             s = new_game(rules, n, rng, dealer=line["dealer"], deck=line["deck"])  # type: ignore[arg-type]
         else:
             start_round(s, rng, deck=line["deck"], dealer=line["dealer"])  # type: ignore[arg-type]
+        rng.dealing = False
         rounds += 1
         rng.start(s, f"round {line.get('round_no')}", line["reshuffles"])
         for seat, action, _name in line["actions"]:
