@@ -650,3 +650,22 @@ def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper)
         target.write_text(outcome_json(unit))
     refused(evaluate(*args, "--out", str(out)), "cannot read the finished work unit")
     assert not (out / "results.json").exists()
+
+
+def test_a_record_whose_deck_is_too_short_for_its_deal_says_so(tmp_path):
+    """A round line whose deck cannot even deal its hands is named as that, with its
+    round (not read as a reshuffle the record lacks)."""
+    rec = tmp_path / "rec"
+    r = evaluate(
+        "--players", "greedy", "random", "--games", "2", "--out", str(tmp_path / "o"), "--record", str(rec)
+    )
+    assert r.returncode == 0, r.stderr
+    path = rec / "deal_000000.jsonl"
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    first = next(x for x in lines if x["type"] == "round")
+    first["deck"] = first["deck"][:5]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    r = replay_cli(path)
+    assert r.returncode == 2 and "round 1: its deck is short of the cards its deal needs" in r.stderr, (
+        r.stderr
+    )
