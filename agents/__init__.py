@@ -3,7 +3,8 @@
 Every player follows the protocol of :mod:`thirtyone_env.game.policies`:
 ``act(observation, action_mask) -> int``, an ``obs_encoding`` (the heuristics read a
 :class:`~thirtyone_env.game.views.PlayerView`, which holds no hidden card) and, for players
-that use randomness, ``reset(rng)`` to receive the generator of the game.
+that use randomness, ``reset(rng)`` to receive the game's players' generator (seeded
+from the game's, never the one that deals).
 
 | name      | player                                                            |
 |-----------|-------------------------------------------------------------------|

@@ -24,7 +24,7 @@ import numpy as np
 from thirtyone_env.game.engine import new_game
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import PRESETS, Rules
-from thirtyone_env.harness.driver import NOBODY, Table, reset_players
+from thirtyone_env.harness.driver import NOBODY, Table
 
 FIXTURE = Path(__file__).parent / "data" / "analysis_records.json"
 ROUNDS = 12  #: rounds kept per game (the first ones)
@@ -48,7 +48,9 @@ def games(observer: Any = None, on_settle: Any = None) -> Iterator[tuple[str, in
                 continue
             rng = np.random.default_rng(seed)
             seated = players(n)
-            reset_players(seated, rng)
+            for player in seated:  # the captured games: the players drew from the table's generator
+                if isinstance(player, RandomPolicy):
+                    player.reset(rng)
             state = new_game(rules, n, rng, dealer=n - 1)
             table = Table(state, seated, rng, keep_history=True, observer=observer, on_settle=on_settle)
             table.advance(NOBODY)

@@ -463,11 +463,14 @@ def test_replay_prints_a_game_where_several_seats_declined(tmp_path):
     from thirtyone_env.harness.match import play_game
     from thirtyone_env.harness.records import write_lines
 
-    rec = play_game(
-        [agents.make("random") for _ in range(3)], np.random.default_rng(7), SWITCH, keep_history=True
-    )
-    declines = [sum(e[0] == "decline_carry" for e in h) for h in rec.histories]
-    assert max(declines) >= 2  # the case: several seats asked before one deal
+    for seed in range(50):  # the case: several seats asked before one deal
+        rec = play_game(
+            [agents.make("random") for _ in range(3)], np.random.default_rng(seed), SWITCH, keep_history=True
+        )
+        declines = [sum(e[0] == "decline_carry" for e in h) for h in rec.histories]
+        if max(declines) >= 2:
+            break
+    assert max(declines) >= 2, "no seed of 50 gave a round with two declines"
     path = write_lines(
         tmp_path / "switch.jsonl", game_lines(SWITCH, 3, rec.histories, rec.winners, rec.lives)
     )

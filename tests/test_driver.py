@@ -236,12 +236,20 @@ def test_a_table_needs_one_player_per_seat():
         Table(s, [None] * 3, rng)
 
 
-def test_players_are_reset_in_order_with_the_one_generator():
+def test_players_are_reset_in_order_with_one_generator_that_is_not_the_tables():
     log: list = []
     players = [Resettable(log), None, GreedyPolicy(), Resettable(log)]
     rng = np.random.default_rng(0)
     reset_players(players, rng)
-    assert log == [(players[0], rng), (players[3], rng)]
+    assert [p for p, _ in log] == [players[0], players[3]]
+    given = log[0][1]
+    assert log[1][1] is given and given is not rng
+    # seeded from a hash of the table's generator, which is not advanced
+    assert rng.bit_generator.state == np.random.default_rng(0).bit_generator.state
+    # and the same seed hands the players the same generator
+    other: list = []
+    reset_players([Resettable(other)], np.random.default_rng(0))
+    assert other[0][1].bit_generator.state == given.bit_generator.state
 
 
 # -- the reward of a settled round ----------------------------------------------------------

@@ -4,8 +4,10 @@ The same transitions as :mod:`thirtyone_env.game.engine` (the stock table, lives
 written as loops over plain arrays so numba compiles them: :mod:`thirtyone_env.envs.vector`
 steps thousands of games in one call. Each game carries the state of its own NumPy
 generator (``rs``, see :mod:`thirtyone_env.envs.batch_rng`) and draws from it exactly where
-and as the engine and the env do (the seat, the dealer, every deal and reshuffle, each
-random opponent's move). So a batched game and a
+and as the engine and the env do (the seat, the dealer, every deal and reshuffle); its
+players' generator, seeded from a hash of it at each new game, is row ``N + i`` of
+``rs`` (``rs`` has ``2N`` rows) and draws each random opponent's move. So a
+batched game and a
 :class:`~thirtyone_env.envs.env.ThirtyOneEnv` with the same seed play the same cards.
 
 State layout (``N`` games, ``n`` seats): ``g[N, G_*]`` int32 scalars per game (column
@@ -30,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from thirtyone_env.envs.batch_rng import integers, shuffle
+from thirtyone_env.envs.batch_rng import derive_players, integers, shuffle
 from thirtyone_env.envs.kernel_rules import (
     EPISODE_ROUND,
     EXHAUSTED_RESHUFFLE,
@@ -410,13 +412,13 @@ def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
 @njit(cache=True, inline="always")
 def random_action(g, seat_i, hands, R, i, rs):
     """:class:`~thirtyone_env.game.policies.RandomPolicy`: ``legal[rng.integers(len(legal))]``
-    over the ascending legal actions, from the game's generator."""
+    over the ascending legal actions, from the game's players' generator (row ``N + i``)."""
     p = g[i, G_CUR]
     if g[i, G_PHASE] == DRAW:
         ok0 = g[i, G_SLEN] > 0
         ok2 = (g[i, G_KNOCKER] < 0) & (seat_i[i, p, S_TURNS] >= R[R_KFT])
         ok3 = (g[i, G_KNOCKER] >= 0) & (R[R_STAND] != 0)
-        k = integers(rs, i, 1 + ok0 + ok2 + ok3)
+        k = integers(rs, g.shape[0] + i, 1 + ok0 + ok2 + ok3)
         if ok0:
             if k == 0:
                 return DRAW_STOCK
@@ -432,7 +434,7 @@ def random_action(g, seat_i, hands, R, i, rs):
     for j in range(4):
         if hands[i, p, j] != took:
             m += 1
-    k = integers(rs, i, m)
+    k = integers(rs, g.shape[0] + i, m)
     for j in range(4):  # the k-th smallest legal card
         c = hands[i, p, j]
         if c == took:
@@ -618,9 +620,12 @@ def advance_rows(
 @njit(cache=True)
 def draw_seats(g, rs, rows, seat, n):
     """The agent's seat in each new game ``rows`` (``seat`` -1: drawn from the game's
-    generator, as ``ThirtyOneEnv.reset`` draws it, before anything else)."""
+    generator, as ``ThirtyOneEnv.reset`` draws it, before anything else), then the
+    game's players' generator (row ``N + i``), seeded from the game's as
+    ``ThirtyOneEnv.reset`` seeds its opponents'."""
     for i in rows:
         g[i, G_SEAT] = integers(rs, i, n) if seat < 0 else seat
+        derive_players(rs, i, g.shape[0] + i)
 
 
 @njit(cache=True)

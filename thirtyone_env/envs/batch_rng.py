@@ -5,7 +5,9 @@ Each batched game keeps the state of its own ``numpy.random.Generator`` in a row
 (Lemire's bounded 32-bit method on the buffered 32-bit outputs) and
 ``permutation`` / ``shuffle`` (Fisher-Yates with masked rejection). So a batched game
 deals, reshuffles and plays random opponents exactly as a single env whose generator
-was seeded the same way, without leaving compiled code. Tested against NumPy.
+was seeded the same way, without leaving compiled code. Tested against NumPy. The
+players draw from a second row seeded from a hash of the game's (:func:`derive_players`),
+as the engine's players draw from ``thirtyone_env.game.player_stream.players_generator``.
 
 Row layout: ``[state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger]``.
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from thirtyone_env.game import player_stream as PS
 
 _MUL_HI = np.uint64(2549297995355413924)
 _MUL_LO = np.uint64(4865540595714422341)
@@ -131,3 +135,32 @@ def shuffle(st, i, x, n):
         t = x[j]
         x[j] = x[k]
         x[k] = t
+
+
+_CHAIN_A, _CHAIN_B = np.uint64(PS.CHAIN_A), np.uint64(PS.CHAIN_B)
+_INC_A, _INC_B = np.uint64(PS.INC_A), np.uint64(PS.INC_B)
+_MIX_1, _MIX_2 = np.uint64(PS.MIX_1), np.uint64(PS.MIX_2)
+
+
+@njit(cache=True, inline="always")
+def _mix64(z):
+    z = (z ^ (z >> np.uint64(30))) * _MIX_1
+    z = (z ^ (z >> np.uint64(27))) * _MIX_2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def derive_players(st, i, j):
+    """Seed row ``j`` as the players' generator of row ``i``'s game, from a hash of row
+    ``i``'s state (not advanced): ``thirtyone_env.game.player_stream.players_generator``."""
+    a = _CHAIN_A
+    b = _CHAIN_B
+    for k in range(4):
+        a = _mix64(a ^ st[i, k])
+        b = _mix64(b ^ st[i, 3 - k])
+    st[j, 0] = a
+    st[j, 1] = b
+    st[j, 2] = _mix64(a ^ _INC_A)
+    st[j, 3] = _mix64(b ^ _INC_B) | _ONE
+    st[j, 4] = _ZERO
+    st[j, 5] = _ZERO

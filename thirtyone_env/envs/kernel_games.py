@@ -34,6 +34,7 @@ from thirtyone_env.game.actions import IllegalActionError, action_name, num_acti
 from thirtyone_env.game.cards import NUM_CARDS, hand_table
 from thirtyone_env.game.encoding import PLAYER_ENCODINGS, ObsLayout, split_encoding
 from thirtyone_env.game.engine import DISCARD, DRAW, PHASE_NAMES, GameState
+from thirtyone_env.game.player_stream import players_generator
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.view_batch import batch_rows, empty_batch
@@ -213,7 +214,7 @@ class KernelGames:
         self.shared_resets = [
             o for u, o in enumerate(self.external) if self.owner[u] < 0 and hasattr(o, "reset")
         ]
-        self._game_rngs: dict[int, np.random.Generator] = {}
+        self._players_rngs: dict[int, np.random.Generator] = {}
         self.g = np.zeros((N, K.NUM_G), dtype=np.int32)
         self.seat_i = np.zeros((N, n, K.NUM_S), dtype=np.int32)
         self.hands = np.full((N, n, 4), -1, dtype=np.int64)
@@ -234,7 +235,8 @@ class KernelGames:
                 )
             log = 0
         self.disc_log = np.full((N, log), -1, dtype=np.int16)
-        self.rs = np.zeros((N, ROW), dtype=np.uint64)  # each game's PCG64 generator
+        # each game's PCG64 generator (row i) and its players' (row N + i)
+        self.rs = np.zeros((2 * N, ROW), dtype=np.uint64)
         self.rew = np.zeros(N, dtype=np.float64)
         self.pending = np.zeros(N, dtype=np.float64)
         self.values = value_array(rules)
@@ -347,29 +349,30 @@ class KernelGames:
 
     def seed(self, seeds: Sequence[int | None]) -> None:
         """Seed game ``i``'s generator as the single env seeds its own with ``seeds[i]``;
-        shared external players with ``reset(rng)`` get one generator, from the first
-        game's seed (a player that decides for many games draws in its batches' order)."""
+        shared external players with ``reset(rng)`` get one players' generator, seeded
+        from the first game's seed (a player that decides for many games draws in its
+        batches' order)."""
         for i, sd in enumerate(seeds):
             self.rs[i] = state_row(seeding.np_random(sd)[0])
         if self.shared_resets:
-            rng = np.random.default_rng(seeds[0]) if seeds[0] is not None else np.random.default_rng()
+            rng = players_generator(np.random.default_rng(seeds[0]))
             for o in self.shared_resets:
                 o.reset(rng)
         self.seeded = True
 
     def reset_games(self, rows: np.ndarray) -> None:
         """New games in ``rows``, each played to the agent's first decision. A game's
-        own players with ``reset(rng)`` get that game's generator after its seat is
-        drawn, as in ``ThirtyOneEnv.reset``."""
+        own players with ``reset(rng)`` get that game's players' generator, seeded after
+        its seat is drawn, as in ``ThirtyOneEnv.reset``."""
         K.draw_seats(self.g, self.rs, rows, self.seat, self.num_players)
         if self.game_resets:
             for i in rows.tolist():
                 own = self.game_resets.get(i)
                 if own:
-                    rng = self._game_rng(i)
+                    rng = self._players_rng(i)
                     for o in own:
                         o.reset(rng)
-                    self.rs[i] = state_row(rng)
+                    self.rs[self.num_envs + i] = state_row(rng)
         if self.delegating:
             self._seat_delegates(rows.tolist())
         K.reset_games(*self.args, rows)
@@ -422,9 +425,9 @@ class KernelGames:
     def load_state(self, i: int, s: GameState, seat: int, rng: np.random.Generator | None = None) -> None:
         """Put the engine state ``s`` (a stock game in the middle of a round, at a draw
         or a discard) into game ``i``, ``seat`` as its learning seat, ``rng``'s state
-        (if given) as its generator: the kernels play on from there as the engine would
-        (search players roll sampled worlds out this way). Seats' rounds and lives lost
-        so far start at zero; the game ends with this round (``episode="round"``) or
+        (if given) as its generator, and its players' generator seeded from it: the
+        kernels play on from there as the engine would (search players roll sampled
+        worlds out this way). Seats' rounds and lives lost so far start at zero; the game ends with this round (``episode="round"``) or
         the game, as the games were built."""
         rules = s.rules
         if rules != self.rules or s.num_players != self.num_players:
@@ -465,6 +468,7 @@ class KernelGames:
                 log[k] = p * NUM_CARDS + card
         if rng is not None:
             self.rs[i] = state_row(rng)
+            self.rs[self.num_envs + i] = state_row(players_generator(rng))
         self.rew[i] = 0.0
         self.pending[i] = 0.0
 
@@ -539,12 +543,12 @@ class KernelGames:
             synced = self.owner[u] >= 0 and hasattr(player, "reset")
             for k in range(len(rows)):
                 i = int(rows[k])
-                if synced:  # this game's own player: it draws from the game's generator
-                    rng = self._game_rng(i)
+                if synced:  # this game's own player: it draws from the game's players' generator
+                    rng = self._players_rng(i)
                     try:
                         a = player.act(self._one(obs, encoding, k, u), masks[k].copy())
                     finally:
-                        self.rs[i] = state_row(rng)
+                        self.rs[self.num_envs + i] = state_row(rng)
                 else:
                     a = player.act(self._one(obs, encoding, k, u), masks[k].copy())
                 actions[k] = self._check_one(u, a, i, masks[k])
@@ -560,14 +564,14 @@ class KernelGames:
             return {name: row[sl] for name, sl in self.ext_layouts[u][1].slices.items()}
         return row
 
-    def _game_rng(self, i: int) -> np.random.Generator:
-        """Game ``i``'s generator as a NumPy ``Generator`` in its current state (the
-        game's own players draw from it as in the single env; the caller writes its
-        state back into ``rs[i]``)."""
-        rng = self._game_rngs.get(i)
+    def _players_rng(self, i: int) -> np.random.Generator:
+        """Game ``i``'s players' generator as a NumPy ``Generator`` in its current
+        state (the game's own players draw from it as in the single env; the caller
+        writes its state back into ``rs[N + i]``)."""
+        rng = self._players_rngs.get(i)
         if rng is None:
-            rng = self._game_rngs[i] = np.random.default_rng()
-        load_row(rng, self.rs[i])
+            rng = self._players_rngs[i] = np.random.default_rng()
+        load_row(rng, self.rs[self.num_envs + i])
         return rng
 
     def _where(self, u: int, i: int) -> str:

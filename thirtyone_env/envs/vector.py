@@ -76,7 +76,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             every game (a player with
             ``act_batch`` answers all its waiting games at once); or a callable that
             returns one game's list (called once per game: each game keeps its own, and
-            those with ``reset(rng)`` draw from that game's generator, as in the single
+            those with ``reset(rng)`` draw from that game's players' generator, as in the single
             env). A shared player with ``reset`` is handed one generator at ``reset``.
         seat: as for ``ThirtyOneEnv``.
         episode: as for ``ThirtyOneEnv``.

@@ -4,8 +4,10 @@ A policy is any object with ``act(observation, action_mask) -> int``. Optional:
 
 - ``obs_encoding``: the encoding it wants (``"flat"``, ``"dict"`` or ``"view"`` for a
   :class:`~thirtyone_env.game.views.PlayerView`); without it a policy gets the env's own.
-- ``reset(rng)``: called at the start of every episode with the env's
-  ``numpy.random.Generator``; all of a policy's randomness must come from it.
+- ``reset(rng)``: called at the start of every episode with the players'
+  ``numpy.random.Generator``, seeded from the env's but not the one that deals
+  (:mod:`~thirtyone_env.game.player_stream`); all of a policy's randomness must come
+  from it.
 
 The full ladder of players lives in ``agents/``; these two exist so the environment
 has sensible default opponents without depending on it.

@@ -30,6 +30,7 @@ from thirtyone_env.game.engine import (
     legal_mask,
     start_round,
 )
+from thirtyone_env.game.player_stream import players_generator
 from thirtyone_env.game.views import player_view
 from thirtyone_env.harness.equity import equity_of
 
@@ -143,14 +144,19 @@ def _refuse(state: GameState, action: Any) -> None:
     raise IllegalActionError(f"illegal action {action!r}; legal: {legal}")
 
 
-def reset_players(players: Iterable[Any], rng: np.random.Generator) -> None:
-    """Hand ``rng`` to every player with a ``reset(rng)`` method, in order (``None``
-    entries, seats played from outside, are skipped), so a game depends on ``rng``
-    alone."""
+def reset_players(players: Iterable[Any], rng: np.random.Generator) -> np.random.Generator:
+    """Hand the players' generator, seeded from a hash of the table's ``rng``
+    (:func:`~thirtyone_env.game.player_stream.players_generator`; ``rng`` is not
+    advanced), to every player with a ``reset(rng)`` method, in order (``None``
+    entries, seats played from outside, are skipped). A game depends on ``rng`` alone,
+    no player holds the generator that deals, and the cards dealt do not depend on
+    what the players draw. Returns the players' generator."""
+    shared = players_generator(rng)
     for player in players:
         reset = getattr(player, "reset", None)
         if callable(reset):
-            reset(rng)
+            reset(shared)
+    return shared
 
 
 def check_table(player: Any, num_players: int, rules: Any, label: str | None = None) -> None:
@@ -205,7 +211,8 @@ class Table:
     Args:
         state: a game from :func:`~thirtyone_env.game.engine.new_game`.
         players: one per seat, each told the table first (:func:`check_seated`).
-        rng: the game's generator (moves and deals draw from it).
+        rng: the game's generator (deals and reshuffles draw from it; the players,
+            from their own: :func:`reset_players`).
         layout: the observation layout (built from the state when not given).
         encoding: the observation of players without an ``obs_encoding``.
         labels: who a player is, in errors: one string, or one per seat.

@@ -63,7 +63,7 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
             return rows
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(job, g)))
         players = [make_player(spec) for spec in config.table]
-        reset_players(players, rng)
+        players_rng = reset_players(players, rng)
         table = Table(new_game(rules, n, rng), players, rng, labels=[f"player {p!r}" for p in config.table])
         me = players[seat]
         encoding = table.encodings[seat]
@@ -88,7 +88,7 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
                     hand,
                     objective=config.objective,
                 )
-                hand(rng)  # the game's generator back to the players
+                hand(players_rng)  # their own generator back to the players
                 gain, se = gains(values)
                 labels = [base_label, *(label for label, _ in found.alternatives)]
                 loss = regret(values, labels.index(found.own) if found.own in labels else -1)
