@@ -266,10 +266,11 @@ class ThirtyOneEnv(gym.Env):
             on_settle=self._settled,
         )
 
-    def _play_others(self) -> tuple[float, bool, list[RoundResult]]:
+    def _play_others(self, reward: float = 0.0) -> tuple[float, bool, list[RoundResult]]:
         """Let the opponents move until the agent must act or the episode ends: the
-        reward and the rounds settled on the way, and whether the episode ended."""
-        self._reward = 0.0
+        reward (``reward`` plus the rounds settled on the way, added in their order,
+        as the compiled kernels add them), those rounds, and whether the episode ended."""
+        self._reward = reward
         self._results = []
         done = self._table.advance(self.seat)
         return self._reward, done, self._results
@@ -330,8 +331,7 @@ class ThirtyOneEnv(gym.Env):
         table = self._table
         table.state = s  # the game is the env's ``state`` (a caller may have set it)
         table.play(a)
-        reward, terminated, results = self._play_others()
-        reward += self._pending
+        reward, terminated, results = self._play_others(self._pending)
         self._pending = 0.0
         self._done = terminated
         if self.render_mode == "human":
