@@ -448,7 +448,7 @@ def replay(
     As at a :class:`~thirtyone_env.harness.driver.Table`, an ``observer`` sees every
     move and ``on_settle(state)`` every settled round once it is checked."""
     head = game[0]
-    rules = _record_rules(head)
+    rules = record_rules(head)
     n = head["num_players"]
     rng = _ReplayRng()
     s: GameState | None = None
@@ -487,7 +487,7 @@ def replay(
         check_end(end, s, rounds)
 
 
-def _record_rules(head: dict[str, Any]) -> Rules:
+def record_rules(head: dict[str, Any]) -> Rules:
     """The ``Rules`` of a record's game line; a clear error for anything else."""
     stated = head["rules"]
     if not isinstance(stated, dict):

@@ -20,7 +20,14 @@ from typing import Any
 
 from thirtyone_env.game import events as ev
 from thirtyone_env.game.cards import format_card, format_cards
-from thirtyone_env.harness.records import MANIFEST, incomplete_note, read_games, read_manifest, replay
+from thirtyone_env.harness.records import (
+    MANIFEST,
+    incomplete_note,
+    read_games,
+    read_manifest,
+    record_rules,
+    replay,
+)
 
 
 def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -> str | None:
@@ -73,12 +80,15 @@ def describe_event(kind: str, seat: int, data: Any, viewer: int | None = None) -
     return None
 
 
-def print_game(game: list[dict[str, Any]], out: Any = sys.stdout) -> None:
+def print_game(game: list[dict[str, Any]], out: Any = None) -> None:
+    """Print a recorded game round by round (to ``out``, else the standard output of
+    the moment)."""
+    out = sys.stdout if out is None else out
     head = game[0]
-    rules = head["rules"]
+    rules = record_rules(head)  # (a record may leave fields at their defaults, as the replay does)
     players = head.get("players") or [f"seat {i}" for i in range(head["num_players"])]
     print(
-        f"game: {head['num_players']} players {players}, table={rules['table']}, seed={head.get('seed')}",
+        f"game: {head['num_players']} players {players}, table={rules.table}, seed={head.get('seed')}",
         file=out,
     )
     shown = 0
