@@ -257,6 +257,9 @@ def test_files_are_served_only_from_the_configured_folders(client, folders, tmp_
     assert table["header"] == ["player", "wins"] and table["rows"][0] == ["expert", "12"]
     png = client.get("/api/results/run-a/wins.png")
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+    (results / "run-a" / "page.png").write_text("<html><script>alert(1)</script></html>")
+    fake = client.get("/api/results/run-a/page.png")
+    assert fake.status_code == 422 and "is not a PNG image" in fake.json()["detail"]
     for url in [
         "/api/results/run-a/..%2F..%2Fsecret.csv",
         "/api/results/..%2Fsecret.csv/x.csv",

@@ -402,6 +402,8 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
         except ValueError as e:
             raise HTTPException(400, short(str(e))) from None
         if path.suffix.lower() in watch.PLOTS:
+            if not watch.is_png(path):
+                raise HTTPException(422, short(f"{folder}/{file} is not a PNG image"))
             return FileResponse(path, media_type="image/png")
         try:
             return watch.read_table(path)

@@ -215,6 +215,16 @@ def list_results(root: Path) -> list[dict[str, Any]]:
     return out[:1000]
 
 
+#: The eight bytes every PNG file starts with.
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def is_png(path: Path) -> bool:
+    """Whether ``path`` starts as a PNG file does: only those are served as images."""
+    with path.open("rb") as f:
+        return f.read(len(PNG_SIGNATURE)) == PNG_SIGNATURE
+
+
 def read_table(path: Path) -> dict[str, Any]:
     """A CSV file as its header and first :data:`MAX_ROWS` rows; ``csv.Error`` for
     one the csv module cannot read (a NUL byte, a field over its limit)."""
