@@ -314,7 +314,10 @@ def _described_table(path_text: str, size: int, mtime_ns: int) -> tuple[int, Any
                 if DESCRIPTION in archive.namelist():
                     table = json_value(_unpack(archive, [DESCRIPTION])[DESCRIPTION]).get("table")
                     if table is not None:
-                        return int(table["players"]), Rules(**table["rules"])
+                        players = table["players"]
+                        if isinstance(players, bool) or not isinstance(players, int):
+                            raise ValueError(f"its 'players' is {players!r}, not a number of seats")
+                        return players, Rules(**table["rules"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile) as e:
         raise ValueError(f"cannot read the table model {path} was trained for: {_reason(e)}") from None
     return None

@@ -661,3 +661,18 @@ def test_checkpoints_and_warm_starts_get_the_same_checks(tmp_path, described):
         ValueError, match=r"optimizer\.zip: .*policy\.optimizer\.pth's state\.0\.exp_avg holds NaN"
     ):
         load_checkpoint(optimizer, None, TrainConfig())
+
+
+@pytest.mark.parametrize("players", ["Infinity", "NaN", '"4"', "4.0", "true"])
+def test_a_description_whose_table_size_is_not_a_count_is_named(tmp_path, described, players):
+    from agents.ppo import described_table
+
+    description = json.loads(entries(described)["thirtyone.json"])
+    description["table"] = {"players": "SEATS", "rules": {}}
+    crafted = json.dumps(description).replace('"SEATS"', players)
+    path = tmp_path / "players.zip"
+    path.write_bytes(rewrite(described, {"thirtyone.json": crafted.encode()}))
+    with pytest.raises(
+        ValueError, match=r"^cannot read the table model .* its 'players' is .*not a number of seats$"
+    ):
+        described_table(path)
