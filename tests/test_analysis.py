@@ -241,7 +241,10 @@ def test_records_carry_game_round_seat_and_player_ids():
     table.advance(NOBODY)
     assert len(rounds) >= 2
     turns = pd.DataFrame([t for _, ts, _ in rounds for t in ts])
-    people = pd.DataFrame([r for h, ts, _ in rounds for r in player_round_records(h, ts)])
+    people = pd.DataFrame([r for h, ts, _ in rounds for r in player_round_records(h, ts, 17, names)])
+    # without the labels, a seat that took no turn in a round is not named
+    quiet = [r for h, ts, _ in rounds for r in player_round_records(h, ts) if r["turns"] == 0]
+    assert all(r["player"] is None for r in quiet)
     knocks = pd.DataFrame([k for h, ts, _ in rounds for k in knock_records(h, ts)])
     for frame in (turns, people, knocks):
         assert set(frame["game"]) == {17}

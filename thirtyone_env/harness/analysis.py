@@ -338,8 +338,11 @@ def player_round_records(
     history: list, turns: list[dict[str, Any]], game: Any = None, players: Sequence[Any] | None = None
 ) -> list[dict[str, Any]]:
     """One record per player dealt into the round, from its ``history`` and its turn
-    records (:class:`TurnRecorder`); ``game`` and ``players`` (labels by seat) default
-    to those of the turn records.
+    records (:class:`TurnRecorder`). ``game`` and ``players`` (labels by seat): give
+    them, as :func:`~thirtyone_env.research.records.table_records` does; else they are
+    read off the turn records, which name only the seats that moved (a seat that took
+    no turn, as when a 31 is dealt or a knock ends the round first, then has ``player``
+    None).
 
     Keys: ``game``, ``round_no``, ``seat``, ``player``, ``lives_before``, ``lost`` (what the
     round cost the seat: lives; at a points or chips table the points or chips it scored,
