@@ -335,3 +335,18 @@ def test_imitation_and_search_value_a_rollout_alike():
 
     value = rollout_value(start, KNOCK, move, np.random.default_rng(7), 0, 2.0)
     assert utility == value == -4.0  # the knocker strictly lowest loses 2, and is out
+
+
+def test_a_players_refused_discard_does_not_show_its_hand():
+    """The error about a player's illegal choice reaches the others at the table (the
+    agent, a person at the web table): its discards are counted, never named; the
+    draw-phase moves, which show no card, are named."""
+    s, rng = deal(["2c 3d 5h", "4c 6d 8s", "7c 9d Js"], "Th", "2h 3h", dealer=2)
+    table = Table(s, [Scripted([DRAW_STOCK, KNOCK]), None, None], rng)
+    with pytest.raises(IllegalActionError) as refused:
+        table.advance(1)
+    message = str(refused.value)
+    assert message.endswith("legal: 4 discards (not named: they would show its hand)"), message
+    assert not any(card in message for card in ("2c", "3d", "5h", "2h"))
+    with pytest.raises(IllegalActionError, match=r"legal: .*\(discard 2c\)"):  # one's own: named
+        table.play(KNOCK)

@@ -30,7 +30,7 @@ from gymnasium.utils import seeding
 from thirtyone_env.envs import batch_kernels as K
 from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.batch_rng import ROW, load_row, state_row
-from thirtyone_env.game.actions import IllegalActionError, action_name, num_actions
+from thirtyone_env.game.actions import IllegalActionError, num_actions
 from thirtyone_env.game.cards import NUM_CARDS, hand_table
 from thirtyone_env.game.encoding import PLAYER_ENCODINGS, ObsLayout, split_encoding
 from thirtyone_env.game.engine import DISCARD, DRAW, PHASE_NAMES, GameState
@@ -38,6 +38,7 @@ from thirtyone_env.game.player_stream import players_generator
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.view_batch import batch_rows, empty_batch
+from thirtyone_env.harness.driver import legal_text
 from thirtyone_env.harness.player_specs import spec_player
 
 #: Opponents the kernels play, by name.
@@ -585,7 +586,7 @@ class KernelGames:
         """One action id, legal in ``mask``; else the error names the player and game."""
         ok = isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_)
         if not ok or not 0 <= a < len(mask) or not mask[a]:
-            legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(mask).tolist())
+            legal = legal_text(np.flatnonzero(mask).tolist())
             raise IllegalActionError(f"{self._where(u, i)} chose {a!r}: not a legal action; legal: {legal}")
         return int(a)
 

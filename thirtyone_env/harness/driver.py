@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from thirtyone_env.game.actions import action_name
+from thirtyone_env.game.actions import DISCARD_BASE, NUM_ACTIONS, action_name
 from thirtyone_env.game.encoding import PLAYER_ENCODINGS, ObsLayout, encode_dict, encode_flat, split_encoding
 from thirtyone_env.game.engine import (
     GAME_OVER,
@@ -88,7 +88,7 @@ def policy_move(
     try:
         a = move_id(action)
         if not (0 <= a < len(mask) and mask[a]):  # 1.5 is no move, not move 1
-            _refuse(state, action)
+            _refuse(state, action, own=False)
         if observer is None:
             apply_action(state, a, rng)
         else:  # observed_action written out (the mask is at hand): a call less a move
@@ -137,11 +137,26 @@ def observed_action(
         apply_action(state, action, rng)
 
 
-def _refuse(state: GameState, action: Any) -> None:
+def _refuse(state: GameState, action: Any, own: bool = True) -> None:
     """Raise :class:`IllegalActionError` for an action the legal mask refuses, naming
-    what was legal; the state is not touched (the engine would take a bool for an id)."""
-    legal = ", ".join(f"{a} ({action_name(a)})" for a in legal_actions(state)) or "none"
-    raise IllegalActionError(f"illegal action {action!r}; legal: {legal}")
+    what was legal (``own``: to the one who chose it; else as others at the table may
+    read it, :func:`legal_text`); the state is not touched (the engine would take a
+    bool for an id)."""
+    legal = legal_actions(state)
+    named = ", ".join(f"{a} ({action_name(a)})" for a in legal) or "none" if own else legal_text(legal)
+    raise IllegalActionError(f"illegal action {action!r}; legal: {named}")
+
+
+def legal_text(legal: Iterable[int]) -> str:
+    """A player's legal moves as an error about its choice may show them to the others
+    at the table (an agent, a person at the web table): named, but for its discards,
+    which would show its hand and are only counted."""
+    legal = [int(a) for a in legal]
+    named = [f"{a} ({action_name(a)})" for a in legal if not DISCARD_BASE <= a < NUM_ACTIONS]
+    hidden = len(legal) - len(named)
+    if hidden:
+        named.append(f"{hidden} discard{'s' if hidden > 1 else ''} (not named: they would show its hand)")
+    return ", ".join(named) or "none"
 
 
 def reset_players(players: Iterable[Any], rng: np.random.Generator) -> np.random.Generator:
