@@ -165,6 +165,9 @@ def test_a_tampered_record_is_caught(tmp_path):
 def test_env_saves_its_game(tmp_path):
     env = ThirtyOneEnv(num_players=3, opponents=agents.make("expert"))
     obs, info = env.reset(seed=4)
+    with pytest.raises(RuntimeError, match="once the episode is over"):  # it would show every card
+        env.save_record(str(tmp_path / "early.jsonl"))
+    assert not (tmp_path / "early.jsonl").exists()
     rng = np.random.default_rng(1)
     term = False
     while not term:

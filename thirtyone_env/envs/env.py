@@ -368,7 +368,9 @@ class ThirtyOneEnv(gym.Env):
         account of it) as JSON Lines: replay it with ``python -m thirtyone_env.harness.replay``.
         Opponents are named by class; the agent's seat is listed as ``"agent"``.
         ``path`` must be a new file (``ValueError`` otherwise): a file that exists is
-        never replaced."""
+        never replaced. A record shows every card, the stock's order and the hands
+        nobody showed included, so it is written once the episode is over
+        (``RuntimeError`` before)."""
         from thirtyone_env.harness.files import check_new_file
         from thirtyone_env.harness.records import game_lines, write_lines
 
@@ -376,6 +378,10 @@ class ThirtyOneEnv(gym.Env):
             raise RuntimeError("save_record needs backend='python' (the compiled backend keeps no history)")
         if self.state is None:
             raise RuntimeError("call reset() before save_record(): there is no game yet")
+        if not self._done:
+            raise RuntimeError(
+                "the episode is still being played: a record shows every card, so save it once the episode is over"
+            )
         check_new_file(path, "record")
         s = self.state
         names = []
