@@ -161,12 +161,38 @@ def test_bad_arguments_name_the_problem():
         multiagent.raw_env(num_players=12)
 
 
-def test_render_ansi_shows_the_acting_seat_only():
-    raw = multiagent.raw_env(num_players=3, render_mode="ansi")
+@pytest.mark.parametrize("rules", ["standard", "switch", "stop_the_bus"])
+def test_render_shows_no_hidden_card_unless_a_seat_is_named(rules):
+    """One render is seen by every seat's agent: by default it shows the table as a
+    spectator sees it, no hand nor card a seat holds unseen; ``render_seat`` shows that
+    seat's view, its hand included."""
+    from thirtyone_env.game.cards import format_card
+    from thirtyone_env.game.engine import ROUND_OVER
+    from thirtyone_env.game.views import player_view
+
+    raw = multiagent.raw_env(num_players=3, rules=rules, render_mode="ansi")
     raw.reset(seed=1)
-    text = raw.render()
-    assert "you" in text and "hand:" in text
-    assert text.count("hand:") == 1
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        s = raw.state_
+        if s.phase >= ROUND_OVER:
+            break
+        text = raw.render()
+        assert "hand:" not in text and "you " not in text
+        for p in range(3):
+            public = set().union(*(player_view(s, q).known[p] for q in range(3) if q != p))
+            for card in set(s.hands[p]) - public:
+                assert format_card(card) not in text, (p, format_card(card), text)
+        _obs, _r, term, trunc, info = raw.last()
+        if term or trunc:
+            break
+        raw.step(int(rng.choice(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"]))))
+    seen = multiagent.raw_env(num_players=3, rules=rules, render_mode="ansi", render_seat=1)
+    seen.reset(seed=1)
+    text = seen.render()
+    assert text.count("hand:") == 1 and "you seat 1:" in text
+    with pytest.raises(ValueError, match="render_seat=3 is not allowed"):
+        multiagent.raw_env(num_players=3, render_seat=3)
 
 
 SHOWDOWNS = ("knock", "stock_exhausted")  # every hand in the round is shown

@@ -82,9 +82,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         reward: str = "lives",
         render_mode: str | None = None,
         opponent_history: bool = False,
+        render_seat: int | None = None,
     ) -> None:
         """``opponent_history`` adds that part to every agent's observation, as in
-        ``ThirtyOneEnv``."""
+        ``ThirtyOneEnv``. ``render_seat``: whose view :meth:`render` shows (that seat's
+        hand, as a person in it sees the table); ``None``, the default, shows what a
+        spectator sees, no hand, since one render is seen by every seat's agent."""
         super().__init__()
         self.rules = Rules.resolve(rules)
         self.num_players = self.rules.check_num_players(num_players)
@@ -101,6 +104,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self.reward_kind = reward
         self._reward_index = REWARDS.index(reward)
         self.render_mode = render_mode
+        if render_seat is not None and (
+            isinstance(render_seat, bool)
+            or not isinstance(render_seat, int)
+            or not 0 <= render_seat < self.num_players
+        ):
+            raise ValueError(
+                f"render_seat={render_seat!r} is not allowed; allowed values: None or 0..{self.num_players - 1}"
+            )
+        self.render_seat = render_seat
         self.opponent_history = flag("opponent_history", opponent_history)
         self.layout = ObsLayout(self.num_players, self.rules, self.opponent_history)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -240,8 +252,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         s = self.state_
         if s is None:
             return None
-        seat = s.current if s.phase < ROUND_OVER else 0
-        text = describe_view(player_view(s, seat))
+        if self.render_seat is not None:
+            text = describe_view(player_view(s, self.render_seat))
+        else:
+            text = describe_view(player_view(s, s.current if s.phase < ROUND_OVER else 0), spectator=True)
         if self.render_mode == "human":
             print(text + "\n")
             return None

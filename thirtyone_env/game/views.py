@@ -191,8 +191,10 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     )
 
 
-def describe_view(v: PlayerView) -> str:
-    """Human-readable text of a view (the env's ``ansi`` render)."""
+def describe_view(v: PlayerView, spectator: bool = False) -> str:
+    """Human-readable text of a view (the env's ``ansi`` render); ``spectator``: what a
+    spectator of the table sees of it, the seat's own hand and choices left out (its
+    publicly known cards shown as everyone's are)."""
     from thirtyone_env.game.cards import format_cards, hand_value
 
     lines = [
@@ -201,14 +203,14 @@ def describe_view(v: PlayerView) -> str:
         + (f" | seat {v.knocker} knocked" if v.knocker >= 0 else "")
     ]
     for p in range(v.num_players):
-        tag = "you " if p == v.seat else "    "
+        tag = "you " if p == v.seat and not spectator else "    "
         status = f"lives {v.lives[p]}" if v.active[p] else "out"
-        if p == v.seat:
+        if p == v.seat and not spectator:
             cards = format_cards(v.hand)
             value = f" (value {hand_value(v.hand, v.rules)})" if len(v.hand) == 3 else ""
             lines.append(f"{tag}seat {p}: {status:<8} hand: {cards}{value}")
-        else:
-            known = format_cards(v.known[p]) or "-"
+        else:  # (a spectator knows of the seat's own hand what the others know)
+            known = format_cards(bits_to_cards(v.known_masks[p])) or "-"
             lines.append(f"{tag}seat {p}: {status:<8} known: {known}")
     if v.rules.table in ("stock", "widow"):
         top = format_cards([v.top_discard]) if v.top_discard >= 0 else "-"
@@ -216,9 +218,9 @@ def describe_view(v: PlayerView) -> str:
     for t, cards in enumerate(v.table):
         shown = " ".join("??" if x is None else format_cards([x]) for x in cards)
         lines.append(f"table hand {t}: {shown}")
-    if v.choice:
+    if v.choice and not spectator:
         lines.append("your two dealt hands: " + " | ".join(format_cards(h) for h in v.choice))
-    if v.phase == "carry" and v.my_turn:
+    if v.phase == "carry" and v.my_turn and not spectator:
         if carry_qualifies(v.hand):
             lines.append(
                 f"carry-over: lay your last hand {format_cards(v.hand)} face up as the new face-up table hand?"
@@ -233,7 +235,8 @@ def describe_view(v: PlayerView) -> str:
         lines.append(f"{what}: " + " ".join(f"seat {p}: {x}" for p, x in enumerate(v.score)))
         if v.rules.scoring == "chips":
             lines[-1] += f" | pot: {v.pot}"
-    lines.append(f"phase: {v.phase}" + (" (your turn)" if v.my_turn else ""))
+    turn = (f" (seat {v.seat} to act)" if spectator else " (your turn)") if v.my_turn else ""
+    lines.append(f"phase: {v.phase}{turn}")
     return "\n".join(lines)
 
 
