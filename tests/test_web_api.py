@@ -48,7 +48,7 @@ def open_client(config: WebConfig) -> TestClient:
 @pytest.fixture
 def client(folders):
     records, results = folders
-    with open_client(WebConfig(records=records, results=results)) as c:
+    with open_client(WebConfig(records=records, results=results, allow_seeds=True)) as c:
         yield c
 
 
@@ -287,7 +287,7 @@ def test_the_pages_and_options(client):
 
 
 def test_without_folders_saving_and_watching_say_how_to_enable_them():
-    with open_client(WebConfig()) as c:
+    with open_client(WebConfig(allow_seeds=True)) as c:
         answer = c.post("/api/games", json={"opponents": ["greedy"], "seed": 0}).json()
         c.post(f"/api/games/{answer['id']}/resign")
         r = c.post(f"/api/games/{answer['id']}/save")
@@ -339,3 +339,20 @@ def test_a_game_the_person_is_knocked_out_of_plays_on_to_its_end(client):
     lines = [json.loads(x) for x in client.get(f"/api/games/{answer['id']}/record").text.splitlines()]
     assert lines[-1]["type"] == "end" and lines[-1]["winners"] == state["winners"]
     assert sum(1 for _ in replay(lines)) > 0
+
+
+def test_a_request_chooses_no_seed_unless_the_server_allows_seeds():
+    """Whoever knows a game's seed can deal its cards: by default a request may not set
+    one (a finished game's record states its seed, and the same seed deals the same
+    cards again), and the page shows no seed field."""
+    with open_client(WebConfig()) as c:
+        assert c.get("/api/options").json()["seeds"] is False
+        r = c.post("/api/games", json={"opponents": ["greedy"], "seed": 3})
+        assert r.status_code == 400 and "may not choose the seed" in r.json()["detail"]
+        assert c.post("/api/games", json={"opponents": ["greedy"]}).status_code == 200
+    with open_client(WebConfig(allow_seeds=True)) as c:
+        assert c.get("/api/options").json()["seeds"] is True
+        first, again = (
+            c.post("/api/games", json={"opponents": ["greedy"], "seed": 3}).json() for _ in range(2)
+        )
+        assert first["state"] == again["state"]

@@ -36,7 +36,9 @@ def server(tmp_path_factory):
     (root / "records").mkdir()
     (root / "results" / "demo").mkdir(parents=True)
     (root / "results" / "demo" / "summary.csv").write_text("player,win_rate\nexpert,0.31\ngreedy,0.19\n")
-    server = start_server("--records", str(root / "records"), "--results", str(root / "results"))
+    server = start_server(
+        "--records", str(root / "records"), "--results", str(root / "results"), "--allow-seeds"
+    )
     yield server, root
     server.stop()
 

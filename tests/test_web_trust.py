@@ -38,7 +38,9 @@ def web(tmp_path_factory):
     root = tmp_path_factory.mktemp("web")
     (root / "records").mkdir()
     (root / "results").mkdir()
-    server = start_server("--records", str(root / "records"), "--results", str(root / "results"))
+    server = start_server(
+        "--records", str(root / "records"), "--results", str(root / "results"), "--allow-seeds"
+    )
     yield server, root
     server.stop()
 
@@ -107,6 +109,8 @@ def test_with_allow_code_the_server_says_so_and_still_calls_no_bare_function(tmp
     with serving("--allow-code") as server:
         warning = server.proc.stderr.readline()
         assert "--allow-code" in warning and "runs that code" in warning
+        refused = server.client().post("/api/games", json={"opponents": ["greedy"], "seed": 3})
+        assert refused.status_code == 400 and "may not choose the seed" in refused.json()["detail"]
         c = server.client()
         r = c.post("/api/games", json={"opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=0"]})
         assert r.status_code == 200, r.text
@@ -193,7 +197,7 @@ def test_a_move_has_a_time_limit_and_the_server_stops_on_signals(tmp_path):
     answers the rest at once and stops on SIGTERM or Ctrl-C while the thread sleeps."""
     (tmp_path / "slow.py").write_text(SLOW)
     for sig, seed in ((signal.SIGTERM, 0), (signal.SIGINT, 1)):
-        with serving("--allow-code", "--move-seconds", "1") as server:
+        with serving("--allow-code", "--allow-seeds", "--move-seconds", "1") as server:
             c = server.client()
             started = time.monotonic()
             body = {"opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=600"], "seed": seed}
@@ -219,7 +223,7 @@ def test_a_move_has_a_time_limit_and_the_server_stops_on_signals(tmp_path):
 
 
 def test_games_are_bounded_and_a_game_in_play_is_never_evicted():
-    with serving("--max-games", "2") as server:
+    with serving("--max-games", "2", "--allow-seeds") as server:
         c = server.client()
         keys = [
             c.post("/api/games", json={"opponents": ["greedy"], "seed": k}).json()["id"] for k in range(2)
@@ -422,7 +426,7 @@ def test_bodies_and_specs_are_bounded_and_errors_quote_little(client):
 
 def test_a_game_whose_start_timed_out_is_forgotten(tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
-    with serving("--allow-code", "--move-seconds", "1", "--max-games", "2") as server:
+    with serving("--allow-code", "--allow-seeds", "--move-seconds", "1", "--max-games", "2") as server:
         c = server.client()
         body = {
             "opponents": [f"{tmp_path / 'slow.py'}:Slow:delay=30"],

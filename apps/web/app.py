@@ -6,7 +6,7 @@ Pages: ``/`` (play), ``/watch`` (records and results folders); static files unde
 
 - ``GET /api/options``: rules presets (with their table sizes) and player names;
 - ``POST /api/games`` ``{"rules", "opponents": [spec, ...], "seat", "seed"}``: a new
-  game (its unguessable ``id``), the table as the person's seat sees it and the events
+  game (its unguessable ``id``; a ``seed`` only where the server allows seeds), the table as the person's seat sees it and the events
   so far; ``GET /api/games/{id}``: the table again;
 - ``POST /api/games/{id}/move`` ``{"action": id}``: the person's move; the others' moves
   until the person acts again come back as ``events``, in order;
@@ -245,6 +245,7 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
             "players": players,
             "models": seating.model_names(),
             "allow_code": config.allow_code,
+            "seeds": config.allow_seeds,
             "records": records is not None,
             "results": results is not None,
         }
@@ -252,6 +253,12 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
     @app.post("/api/games")
     async def new_game(body: NewGame) -> dict[str, Any]:
         """Start a game: rules, opponents (specs), the person's seat, a seed; its id, state and events."""
+        if body.seed is not None and not config.allow_seeds:
+            raise HTTPException(
+                400,
+                "this server deals its own shuffles: a request may not choose the seed (whoever knows it "
+                "knows every card); a server started with --allow-seeds lets it",
+            )
         specs = [s.strip() for s in body.opponents]
 
         def build() -> GameSession:

@@ -26,6 +26,12 @@ class WebConfig:
             "seat players by import path or file: anyone who can reach the server then runs code here"
         ),
     )
+    allow_seeds: bool = field(
+        default=False,
+        metadata=_help(
+            "let a request choose the shuffle's seed (to replay a deal): whoever sets a seed can know every card"
+        ),
+    )
     host: str = field(default="127.0.0.1", metadata=_help("the address it listens on (the Host it answers)"))
     token: str | None = field(
         default=None, metadata=_help("the token requests carry (None: a fresh random one)")

@@ -7,7 +7,8 @@ token (``http://127.0.0.1:8031/?token=...``): every request needs the token, as 
 Jupyter. A ``--host`` other than loopback prints a warning (anyone who can reach the
 address and has the URL can play). The table seats the built-in players and the zoo's
 models (and the models of ``--models DIR``); ``--allow-code`` lets a request name a
-player by import path or file, which runs that code here. Bad options (a folder that
+player by import path or file, which runs that code here; ``--allow-seeds`` lets a
+request choose its game's seed (whoever knows a seed can know every card). Bad options (a folder that
 is not there, a port in use) get one line and exit code 2 before the server starts;
 Ctrl-C or SIGTERM stops it within seconds, whatever its games are doing.
 """
@@ -51,9 +52,9 @@ def listen(parser: argparse.ArgumentParser, host: str, port: int) -> socket.sock
     return sock
 
 
-def warnings_for(host: str, allow_code: bool) -> list[str]:
-    """What the server warns of at start-up: an address beyond this machine, and
-    ``--allow-code``."""
+def warnings_for(host: str, allow_code: bool, allow_seeds: bool = False) -> list[str]:
+    """What the server warns of at start-up: an address beyond this machine,
+    ``--allow-code`` and ``--allow-seeds``."""
     out = []
     if not is_loopback(host.strip("[]")):
         out.append(
@@ -64,6 +65,11 @@ def warnings_for(host: str, allow_code: bool) -> list[str]:
         out.append(
             "--allow-code: a request may name a player by import path or file, which runs that code "
             "on this machine as this user; give the URL only to people you trust"
+        )
+    if allow_seeds:
+        out.append(
+            "--allow-seeds: a request may choose its game's seed, and whoever knows the seed can know "
+            "every card of the game: for practice and replays, not for play that counts"
         )
     return out
 
@@ -95,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         "whoever can reach the server then runs code on this machine",
     )
     parser.add_argument(
+        "--allow-seeds",
+        action="store_true",
+        help="let a request choose its game's seed (to replay a deal): whoever knows a seed can know every card",
+    )
+    parser.add_argument(
         "--move-seconds",
         type=float,
         default=20.0,
@@ -120,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         config = WebConfig(
             **folders,
             allow_code=args.allow_code,
+            allow_seeds=args.allow_seeds,
             host=args.host,
             move_seconds=args.move_seconds,
             max_games=args.max_games,
@@ -134,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     host, port = sock.getsockname()[:2]
     app = create_app(config)
     shown = f"[{host}]" if ":" in host else host
-    for line in warnings_for(host, args.allow_code):
+    for line in warnings_for(host, args.allow_code, args.allow_seeds):
         print(f"{PROG}: warning: {line}", file=sys.stderr, flush=True)
     print(
         f"{PROG}: serving the Thirty-One table at http://{shown}:{port}/?token={app.state.token} (Ctrl-C stops it)",

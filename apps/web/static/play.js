@@ -9,6 +9,7 @@ function showError(msg) { $("error").textContent = msg || ""; }
 
 async function init() {
   options = await api("GET", "/api/options");
+  $("seed-label").hidden = !options.seeds;  // (a server started with --allow-seeds)
   for (const name of Object.keys(options.presets)) $("rules").append(new Option(name, name));
   $("rules").value = "standard";
   for (const n of options.players) $("player-names").append(new Option(n, n));
