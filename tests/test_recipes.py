@@ -121,6 +121,7 @@ def test_a_resumed_recipe_goes_on_from_the_step_that_did_not_end(tmp_path):
     # as if the recipe had been stopped inside the improvement step: its pass unrecorded
     (run / "steps" / "2_improvement" / "best_model.zip").unlink()
     state["steps"] = state["steps"][:1]
+    state["model"], state["from"] = state["steps"][0]["model"], "1_imitation"
     (run / "recipe.json").write_text(json.dumps(state))
     imitation = run / "steps" / "1_imitation" / "best_model.zip"
     stamp = imitation.stat().st_mtime_ns
@@ -129,6 +130,45 @@ def test_a_resumed_recipe_goes_on_from_the_step_that_did_not_end(tmp_path):
     state = json.loads((run / "recipe.json").read_text())
     assert [s["pass"] for s in state["steps"]] == ["1_imitation", "2_improvement"]
     assert (run / "steps" / "2_improvement" / "best_model.zip").exists()
+
+
+def test_a_resume_refuses_a_state_file_it_did_not_write(tmp_path, capsys):
+    """The run folder's recipe.json may have been edited or come from someone else: a
+    resume names the file and what is wrong with it, and trains nothing, copies
+    nothing (a model path outside the run would have become its best model)."""
+    recipe = write(tmp_path, TINY_TABLE + TINY_STEPS)
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "r", "--report-games", "0") == 0
+    run = tmp_path / "r"
+    good = json.loads((run / "recipe.json").read_text())
+    best = (run / "best_model.zip").read_bytes()
+    foreign = tmp_path / "foreign.zip"
+    foreign.write_bytes(b"not ours")
+    crafted = {
+        "steps is a number": {**good, "steps": 5},
+        "a step without its fields": {**good, "steps": [{"x": 1}]},
+        "negative seconds": {**good, "seconds": -1e9},
+        "seconds as text": {**good, "seconds": "abc"},
+        "a model outside the run": {**good, "start": str(foreign), "model": str(foreign)},
+        "a step's model outside": {**good, "steps": [{**good["steps"][0], "model": str(foreign)}]},
+        "a row that is no row": {**good, "steps": [{**good["steps"][0], "rows": [{"wins_diff": "x"}]}]},
+        "unknown field": {**good, "run": "x"},
+    }
+    texts = {name: json.dumps(state) for name, state in crafted.items()}
+    texts["a list"] = "[1, 2]"
+    texts["deep nesting"] = "[" * 100_000 + "]" * 100_000
+    texts["truncated"] = json.dumps(good)[:40]
+    for name, text in texts.items():
+        (run / "recipe.json").write_text(text)
+        capsys.readouterr()
+        assert train("--resume", str(run), "--report-games", "0") == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith(f"train.py: error: {run / 'recipe.json'} is not") and err.count("\n") == 1, (
+            name,
+            err,
+        )
+        assert (run / "best_model.zip").read_bytes() == best, name
+    (run / "recipe.json").write_text(json.dumps(good))
+    assert train("--resume", str(run), "--report-games", "0") == 0
 
 
 def test_a_resumed_recipe_keeps_its_time_limit_less_the_time_spent(tmp_path, capsys):

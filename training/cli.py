@@ -132,8 +132,13 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         report_games=args.report_games,
         allow_code=args.allow_code,
     )
-    if (args.time_limit or 0) < 0 or args.workers < 0 or (args.report_games or 0) < 0:
-        raise RecipeError("--time-limit, --workers and --report-games must be 0 or more")
+    for flag, value in (
+        ("--time-limit", args.time_limit),
+        ("--workers", args.workers),
+        ("--report-games", args.report_games),
+    ):
+        if value is not None and not value >= 0:  # (a NaN is not 0 or more either)
+            raise RecipeError(f"{flag} must be 0 or more, got {value}")
     if args.resume is not None:
         given = [
             flag

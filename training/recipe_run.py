@@ -48,9 +48,10 @@ from typing import Any
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir
 from training.config import TrainConfig
 from training.recipe import PlannedStep, Recipe, RecipeError, read
+from training.recipe_state import read_state, write_state
 from training.steps import MODEL, PPO, Imitation
 
-RECIPE_FILE, STATE = "recipe.toml", "recipe.json"
+RECIPE_FILE = "recipe.toml"
 STEPS_DIR = "steps"
 #: the recipe's model
 BEST = "best_model.zip"
@@ -232,7 +233,7 @@ def stored_recipe(root: Path, allow_code: bool = False) -> Recipe:
 def stored_time_limit(root: Path, recipe: Recipe) -> float:
     """The time limit a run folder's recipe was last started with (``--time-limit`` or
     the recipe's own), so that a resume without one keeps it."""
-    return float(_read_state(root).get("time_limit", recipe.table.time_limit))
+    return float(read_state(root, _named_start(recipe)).get("time_limit", recipe.table.time_limit))
 
 
 def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, progress: bool) -> dict[str, Any]:
@@ -245,7 +246,7 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
     if not resume:
         atomic_write(root / RECIPE_FILE, recipe.to_toml())
         atomic_write(root / "versions.json", json.dumps(library_versions(), indent=2))
-    state = _read_state(root)
+    state = read_state(root, _named_start(recipe))
     # the limit bounds the recipe's working time over all its starts: a resumed run has
     # what its earlier starts left (the time of a pass cut short by the stop is not counted)
     spent = float(state.get("seconds", 0.0))
@@ -254,7 +255,7 @@ def _run_locked(recipe: Recipe, root: Path, place: Placement, resume: bool, prog
 
     def checkpoint() -> None:
         state["seconds"] = spent + time.monotonic() - t0
-        _write_state(root, state)
+        write_state(root, state)
 
     if "start" not in state:
         state["start"] = _make_start(recipe, root, place, progress)
@@ -328,8 +329,9 @@ def _report_reserve(state: dict[str, Any], place: Placement) -> float:
 
 def _make_start(recipe: Recipe, root: Path, place: Placement, progress: bool) -> str:
     """The model the first step starts from: the recipe's file, or a fresh network."""
-    if recipe.table.start != "random":
-        return str(Path(recipe.table.start).resolve())
+    named = _named_start(recipe)
+    if named is not None:
+        return named
     config = start_config(recipe, root, place)
     if not (config.run_dir / BEST).exists():
         _train(config, progress, place.allow_code)
@@ -399,7 +401,7 @@ def _run_pass(
             "rows": verdict.rows if verdict else [],
         }
     )
-    _write_state(root, state)
+    write_state(root, state)
 
 
 def compare_models(
@@ -435,13 +437,9 @@ def _short(path: str, root: Path) -> str:
         return path
 
 
-def _read_state(root: Path) -> dict[str, Any]:
-    path = root / STATE
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
-def _write_state(root: Path, state: dict[str, Any]) -> None:
-    atomic_write(root / STATE, json.dumps(state, indent=1))
+def _named_start(recipe: Recipe) -> str | None:
+    """The model the recipe names as its start (resolved), None when it trains its own."""
+    return None if recipe.table.start == "random" else str(Path(recipe.table.start).resolve())
 
 
 def _write_report(recipe: Recipe, root: Path, state: dict[str, Any], place: Placement) -> None:
