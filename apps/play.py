@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -44,6 +45,7 @@ from thirtyone_env.game.views import describe_view, player_view
 from thirtyone_env.harness.driver import Table, check_table, reset_players
 from thirtyone_env.harness.files import check_new_file
 from thirtyone_env.harness.replay import describe_event
+from thirtyone_env.harness.report import check_not_inside_a_run
 
 SHORT = {"s": DRAW_STOCK, "d": TAKE_DISCARD, "k": KNOCK, "t": STAND}
 #: Short words for moves that have a longer name (the Switch carry-over offer).
@@ -248,6 +250,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rul
     if args.record is not None:
         try:
             check_new_file(args.record, "--record")
+            check_not_inside_a_run(args.record, "--record")
+            folder = Path(args.record).parent
+            if not folder.is_dir():  # (it would be made only after the game, and might not be)
+                raise ValueError(f"--record {args.record}: its folder {folder} does not exist")
         except ValueError as e:
             parser.error(str(e))
         except OSError as e:  # e.g. a name too long to look up

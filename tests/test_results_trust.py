@@ -507,7 +507,7 @@ def test_a_record_goes_into_a_new_or_empty_folder_apart_from_every_results_folde
     elif where == "finished":
         rec, message = finished, "is not empty"
     elif where == "inside_results":
-        rec, message = finished / "rec", "lies inside the results folder of another run"
+        rec, message = finished / "rec", "lies inside the folder of another run"
     elif where == "holds_out":
         out, message = rec / "out", "lie one inside the other"
     else:
@@ -669,3 +669,48 @@ def test_a_record_whose_deck_is_too_short_for_its_deal_says_so(tmp_path):
     assert r.returncode == 2 and "round 1: its deck is short of the cards its deal needs" in r.stderr, (
         r.stderr
     )
+
+
+@pytest.mark.parametrize("owner", ["tournament", "training run"])
+def test_no_command_writes_inside_another_runs_folder(tmp_path, owner):
+    """Every run leaves its lock in its folder: a tournament's results, a study's, a
+    training run's. The tournament, the study, a recipe run and the terminal game's
+    record are all refused a destination inside such a folder, before any game."""
+    theirs = tmp_path / "theirs"
+    if owner == "tournament":
+        assert evaluate("--players", "greedy", "random", "--games", "2", "--out", str(theirs)).returncode == 0
+    else:
+        theirs.mkdir()
+        with FolderLock(theirs, "run folder"):  # what a training run leaves behind
+            (theirs / "config.json").write_text("{}")
+    message = "lies inside the folder of another run"
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    commands = [
+        [str(ROOT / "evaluate.py"), "--no-progress", "--players", "greedy", "random", "--games", "2",
+         "--out", str(theirs / "inner")],
+        ["-m", "thirtyone_env.research", "knock", "--decisions", "10", "--rollouts", "2",
+         "--out", str(theirs / "study")],
+        [str(ROOT / "train.py"), "--runs-dir", str(theirs), "--run-name", "nested", "--no-progress"],
+        ["-m", "apps.play", "--opponents", "greedy", "--seed", "1", "--record", str(theirs / "game.jsonl")],
+    ]  # fmt: skip
+    for args in commands:
+        r = run(args, stdin="1\n" * 50)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_the_terminal_games_record_folder_must_exist_before_the_game(tmp_path):
+    r = play_cli(
+        "--opponents", "greedy", "--seed", "1", "--record", tmp_path / "none" / "g.jsonl", stdin="1\n" * 50
+    )
+    assert r.returncode == 2 and "does not exist" in r.stderr and "You" not in r.stdout, r.stderr
+
+
+def test_the_run_marks_are_the_names_their_owners_write():
+    from thirtyone_env.harness.report import LOCKED_RUN_MARKS
+    from thirtyone_env.research.folder import STUDY
+    from training.recipe_run import RECIPE_FILE
+    from training.run_folder import CONFIG
+    from training.sweep import SWEEP
+
+    assert LOCKED_RUN_MARKS == (STUDY, CONFIG, RECIPE_FILE, SWEEP)

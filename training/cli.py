@@ -199,6 +199,9 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         while (runs / f"{stem}_{n}").exists():
             n += 1
         root = runs / f"{stem}_{n}"
+    from thirtyone_env.harness.report import check_not_inside_a_run
+
+    check_not_inside_a_run(root, "the run folder")
     return recipe, root, _timed(place, recipe, args.time_limit), False
 
 

@@ -163,14 +163,25 @@ _RUN_MARKS = tuple(
 )
 
 
+#: Files that, beside a run's lock, mark a folder as a run of the layers above the
+#: harness (which it does not import): a study's (``research.folder.STUDY``), a
+#: training run's (``training.run_folder.CONFIG``), a recipe run's
+#: (``training.recipe_run.RECIPE_FILE``), a sweep's (``training.sweep.SWEEP``).
+LOCKED_RUN_MARKS = ("study.json", "config.json", "recipe.toml", "sweep.json")
+
+
 def check_not_inside_a_run(folder: Path, what: str = "--out") -> None:
     """``ValueError`` where a folder above ``folder`` (the option ``what``) is a run's
-    results folder: a run never writes inside another's."""
+    folder: its results (:data:`RUN_KINDS`), or the lock every run of this program
+    leaves in its folder beside a file of a study or a training run
+    (:data:`LOCKED_RUN_MARKS`). A run never writes inside another's."""
     for parent in Path(os.path.abspath(folder)).parents:
         marks = [m for m in _RUN_MARKS if (parent / m).is_file()]
+        if (parent / FolderLock.NAME).is_file():
+            marks += [m for m in LOCKED_RUN_MARKS if (parent / m).is_file()]
         if marks:
             raise ValueError(
-                f"{what} {folder} lies inside the results folder of another run ({parent}, which holds "
+                f"{what} {folder} lies inside the folder of another run ({parent}, which holds "
                 f"{marks[0]}): give a folder outside it"
             )
 

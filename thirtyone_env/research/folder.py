@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, json_value
+from thirtyone_env.harness.report import check_not_inside_a_run
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.labelling import COLUMNS, GAMES_PER_JOB
 
@@ -57,6 +58,7 @@ def check_folder(out: Path, config: StudyConfig) -> dict[int, list[tuple]]:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a results folder: refusing to replace it")
     check_writable_dir(out, "--out")
+    check_not_inside_a_run(out)
     if not out.exists():
         return {}
     foreign = sorted(p.name for p in out.iterdir() if not _ours(p.name))
