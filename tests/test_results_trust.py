@@ -18,6 +18,7 @@ from conftest import recorded_heads_up
 import agents
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import (
+    ROW_FIELDS,
     TournamentConfig,
     deal_chunks,
     run_tournament,
@@ -618,10 +619,18 @@ def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named)
         read_manifest(rec)
 
 
-@pytest.mark.parametrize("tamper", ["both_win", "one_game_short", "seat_out_of_range", "link"])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "both_win", "one_game_short", "seat_out_of_range", "link", "rounds_1e30", "text_in_a_count",
+        "huge_value", "no_rows", "a_round_twice", "counts_not_counts", "markup_reason",
+    ],
+)  # fmt: skip
 def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper):
     """A kept unit is checked against the tournament before it counts: its deal sets in
-    every rotation, one game's wins, seats that are a rotation; a link is no unit."""
+    every rotation, one game's wins, seats that are a rotation, rounds the rules play,
+    each round's rows with their fields' types and bounds, counts by turn that are
+    counts; a link is no unit. Refused before any game is played."""
     import agents
     from thirtyone_env.harness.evaluation import TournamentConfig, outcome_json, run_tournament
 
@@ -638,6 +647,23 @@ def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper)
         unit = unit[1:]
     elif tamper == "seat_out_of_range":
         unit[0].seats = (7, 9)
+    elif tamper == "rounds_1e30":
+        unit[0].rounds = 10**30
+    elif tamper in ("text_in_a_count", "huge_value", "markup_reason"):
+        field, value = {
+            "text_in_a_count": ("lives_before", "four"),
+            "huge_value": ("final_value", 1e300),
+            "markup_reason": ("reason", "<script>"),
+        }[tamper]
+        row = list(unit[0].rows[0])
+        row[ROW_FIELDS.index(field)] = value
+        unit[0].rows[0] = tuple(row)
+    elif tamper == "no_rows":
+        unit[0].rows = []
+    elif tamper == "a_round_twice":
+        unit[0].rows = [*unit[0].rows, unit[0].rows[0]]
+    elif tamper == "counts_not_counts":
+        unit[0].draws_by_turn = [list("junk")] * 2
     out = tmp_path / "out"
     (out / "partial").mkdir(parents=True)
     (out / ".lock").touch()
@@ -648,8 +674,10 @@ def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper)
         target.symlink_to(tmp_path / "elsewhere.json")
     else:
         target.write_text(outcome_json(unit))
-    refused(evaluate(*args, "--out", str(out)), "cannot read the finished work unit")
-    assert not (out / "results.json").exists()
+    r = evaluate(*args, "--out", str(out))
+    refused(r, "cannot read the finished work unit")
+    assert "games" not in r.stdout.lower()  # nothing played before the refusal
+    assert not (out / "results.json").exists() and not (out / "games.csv").exists()
 
 
 def test_a_record_whose_deck_is_too_short_for_its_deal_says_so(tmp_path):

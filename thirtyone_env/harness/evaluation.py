@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -402,8 +403,11 @@ def check_unit(config: TournamentConfig, k: int, chunk: int, games: list[GameOut
     """``ValueError`` naming the first thing in the kept work unit ``k`` (``chunk`` deal
     sets) that no run of ``config`` would have written: not exactly its deal sets in
     every rotation, a game of another table size, seats that are no rotation, wins that
-    are not one game's, a row of another game or player, a figure that is not finite."""
+    are not one game's, more rounds than the rules play, a row of another game or
+    player, of a field's wrong type or out of bounds, rows missing a round, counts by
+    turn that are not counts, a figure that is not finite."""
     n = config.num_players
+    max_rounds = Rules.resolve(config.rules).max_rounds
     deals = range(k * chunk, min((k + 1) * chunk, config.deal_sets))
     want = sorted((d, r) for d in deals for r in range(n))
     got = sorted((g.deal, g.rotation) for g in games)
@@ -424,9 +428,64 @@ def check_unit(config: TournamentConfig, k: int, chunk: int, games: list[GameOut
             raise ValueError(f"{where}: places {list(g.places)} or {g.rounds} rounds no game has")
         if g.luck_wins and not (len(g.luck_wins) == len(g.luck_lost) == n):
             raise ValueError(f"{where}: luck for {len(g.luck_wins)} players, not {n}")
+        if not (isinstance(g.rounds, int) and g.rounds <= max_rounds):
+            raise ValueError(f"{where}: {g.rounds!r} rounds, more than the rules play ({max_rounds})")
+        seen = set()
         for row in g.rows:
             if len(row) != len(ROW_FIELDS) or tuple(row[1:3]) != (g.deal, g.rotation) or not 0 <= row[4] < n:
                 raise ValueError(f"{where}: a row of another game or player: {list(row)[:6]}")
+            problem = _row_problem(row, n, g.rounds)
+            if problem or (row[3], row[5]) in seen:
+                raise ValueError(f"{where}: a row no game writes ({problem or 'a seat twice in a round'})")
+            seen.add((row[3], row[5]))
+        if {r for r, _ in seen} != set(range(1, g.rounds + 1)):
+            raise ValueError(f"{where}: its rows are not those of its {g.rounds} rounds")
+        for counts in (g.draws_by_turn, g.switches_by_turn):
+            if len(counts) != n or not all(
+                isinstance(c, list) and len(c) == MAX_TURN_BIN and all(_count(x) for x in c) for c in counts
+            ):
+                raise ValueError(f"{where}: counts by turn that are not {n} lists of {MAX_TURN_BIN} counts")
+
+
+#: The type of each field of a row (:data:`ROW_FIELDS`) beyond its ids: a count
+#: (``int``), a number that may be missing (a hand not shown), a flag, or text.
+_ROW_TYPES = {
+    "lives_before": "int", "lost": "int", "lost_round": "bool", "reason": "text", "final_value": "number?",
+    "turns": "int", "knocked": "bool", "knock_value": "number?", "knock_turn": "int?", "knock_success": "bool?",
+    "blitz": "bool", "switches": "int", "discard_suit_changes": "int", "eliminated": "bool",
+}  # fmt: skip
+#: Largest magnitude of a row's number (a brag hand's value is in the thousands).
+_MAX_ROW_NUMBER = 10**6
+
+
+def _count(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= _MAX_ROW_NUMBER
+
+
+def _row_problem(row: Sequence[Any], n: int, rounds: int) -> str:
+    """What in a kept row (:data:`ROW_FIELDS`) no game writes ('' if nothing)."""
+    if not (_count(row[0]) and _count(row[3]) and 1 <= row[3] <= rounds and _count(row[5]) and row[5] < n):
+        return f"game {row[0]!r}, round {row[3]!r}, seat {row[5]!r}"
+    for name, value in zip(ROW_FIELDS[6:], row[6:], strict=True):
+        kind = _ROW_TYPES[name]
+        if value is None and kind.endswith("?"):
+            continue
+        kind = kind.rstrip("?")
+        if kind == "bool":
+            ok = isinstance(value, bool)
+        elif kind == "text":
+            ok = isinstance(value, str) and re.fullmatch(r"[a-z_]{1,40}", value) is not None
+        else:
+            ok = (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and (kind == "number" or isinstance(value, int))
+                and math.isfinite(value)
+                and abs(value) <= _MAX_ROW_NUMBER
+            )
+        if not ok:
+            return f"{name} {value!r}"
+    return ""
 
 
 def outcomes_from_json(text: str) -> list[GameOutcome]:
