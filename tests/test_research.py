@@ -415,7 +415,13 @@ def _job_row(**changed):
         ([_job_row(game=10**20)], "a row of another seat or job"),
         ([_job_row(gain=float("nan"))], "not finite"),
         ([_job_row(), _job_row()], "a row given twice"),
-        ([_job_row()], None),
+        ([_job_row(gain=1e300)], "beyond any game's"),
+        ([_job_row(se=-0.1)], "negative turn or error"),
+        ([_job_row(rollouts=3)], "another number of play-outs"),
+        ([_job_row(own="<script>")], "no options' names"),
+        ([_job_row(chosen="maybe")], "not True or False"),
+        ([_job_row(turn=t) for t in range(19)], "it holds 19 decisions, not the job's 20"),
+        ([_job_row(turn=t) for t in range(20)], None),
     ],
 )
 def test_a_kept_job_is_checked_against_its_study(tmp_path, rows, named):

@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ _TYPES: dict[str, Any] = {
     "own": str,
     "baseline": str,
     "alternative": str,
-    "chosen": lambda x: x == "True",
+    "chosen": lambda x: {"True": True, "False": False}[x],
     "value": float,
     "gain": float,
     "se": float,
@@ -139,10 +140,17 @@ def write_rows(rows: list[tuple]) -> str:
 MAX_JOB_BYTES = 256 << 20
 
 
+#: Largest magnitude of a study row's number (a brag hand's value is in the thousands).
+MAX_ROW_NUMBER = 1e6
+#: An option's name in a row (``wait``, ``switch:c``, an action's name such as ``discard Th``).
+LABEL = re.compile(r"[A-Za-z0-9_: ]{1,40}")
+
+
 def _check_rows(rows: list[tuple], config: StudyConfig, job: int) -> None:
     """``ValueError`` for a row job ``job`` of this study could not have written: another
-    question, player or seat, a game outside the job's, a number that is not finite, a
-    row twice."""
+    question, player or seat, a game outside the job's, a number that is not finite or
+    beyond any game's, a negative error, another number of play-outs, an option that is
+    no option's name, a row twice, not the job's number of decisions."""
     first = job * GAMES_PER_JOB
     col = {c: i for i, c in enumerate(COLUMNS)}
     player = config.table[config.seat]
@@ -153,10 +161,18 @@ def _check_rows(rows: list[tuple], config: StudyConfig, job: int) -> None:
             raise ValueError(
                 f"a row of another seat or job (seat {row[col['seat']]}, game {row[col['game']]})"
             )
-        if not all(math.isfinite(x) for x in row if isinstance(x, float)) or row[col["turn"]] < 0:
-            raise ValueError("a row holding a number that is not finite or a negative turn")
+        if not all(math.isfinite(x) and abs(x) <= MAX_ROW_NUMBER for x in row if isinstance(x, float)):
+            raise ValueError("a row holding a number that is not finite, or beyond any game's")
+        if row[col["turn"]] < 0 or row[col["se"]] < 0 or row[col["rollouts"]] != config.rollouts:
+            raise ValueError("a row with a negative turn or error, or another number of play-outs")
+        labels = [row[col[c]] for c in ("own", "baseline", "alternative")]
+        if not all(LABEL.fullmatch(x) for x in labels):
+            raise ValueError(f"a row whose options {labels} are no options' names")
     if len(set(rows)) != len(rows):
         raise ValueError("a row given twice")
+    decisions = len({(row[col["game"]], row[col["round"]], row[col["turn"]]) for row in rows})
+    if decisions != config.jobs[job]:
+        raise ValueError(f"it holds {decisions} decisions, not the job's {config.jobs[job]}")
 
 
 def read_rows(text: str) -> list[tuple]:
@@ -170,5 +186,8 @@ def read_rows(text: str) -> list[tuple]:
     for line in reader:
         if len(line) != len(COLUMNS):
             raise ValueError(f"a row has {len(line)} fields, not {len(COLUMNS)}")
-        out.append(tuple(t(x) for t, x in zip(types, line, strict=True)))
+        try:
+            out.append(tuple(t(x) for t, x in zip(types, line, strict=True)))
+        except KeyError as e:  # (chosen: only True or False)
+            raise ValueError(f"a row's 'chosen' is {e}, not True or False") from None
     return out
