@@ -49,7 +49,7 @@ from thirtyone_env.harness.evaluation import (
     write_record_manifest,
 )
 from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, make_dir
-from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
+from thirtyone_env.harness.parallel import BACKENDS, Backend, available_cpus, check_reachable
 from thirtyone_env.harness.records import MANIFEST
 from thirtyone_env.harness.report import (
     check_not_inside_a_run,
@@ -86,14 +86,6 @@ def available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
-
-
-def available_cpus() -> int:
-    """CPUs this process may run on (its affinity where the OS tells it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -613,3 +613,21 @@ def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
     with pytest.raises(ValueError, match="the sweep file .* names a player that runs code"):
         Sweep.read(sweep)
     assert not (tmp_path / "CODE_RAN").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--set", "table.seed=1", "--set", "table.seed=2"], "--set table.seed is given twice"),
+        (["--set", "table.report_most_games=-5"], "report_most_games=-5 must be 0..10000000"),
+        (["--set", "table.torch_threads=100000"], "torch_threads=100000 must be 1..1024"),
+        (["--set", "table.seed=-1"], "seed=-1 must be 0.."),
+        (["--workers", "9999"], "--workers must be at most the"),
+        (["--time-limit", "-1"], "--time-limit must be 0 or more, got -1"),
+    ],
+)
+def test_out_of_range_options_are_named_before_any_training(tmp_path, capsys, args, named):
+    assert cli.main(["--runs-dir", str(tmp_path), "--no-progress", "--show", *args]) == 2
+    err = capsys.readouterr().err
+    assert named in err and err.count("\n") == 1, err
+    assert not any(tmp_path.iterdir())

@@ -128,6 +128,7 @@ def test_house_spec_reads_back_as_the_same_rules():
         ("standard:lifes=3", "unknown rules option 'lifes'"),
         ("standard:lives=3,lives=4", "'lives' is given twice"),
         ("standard:lives=three", "lives='three' must be int"),
+        ("standard:lives=\uff13", "lives='\uff13' must be int"),  # a fullwidth 3: int() would read it
         ("standard:free_ride=yes", "free_ride='yes' must be true or false"),
         ("standard:lives", "'lives' is not OPTION=VALUE"),
         ("standard:", "'' is not OPTION=VALUE"),

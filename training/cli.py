@@ -106,6 +106,8 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
             raise RecipeError(f"--set {pair!r}: give STEP.OPTION=VALUE")
+        if key.strip() in out:
+            raise RecipeError(f"--set {key.strip()} is given twice")
         out[key.strip()] = parse_value(value.strip())
     return out
 
@@ -139,6 +141,12 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     ):
         if value is not None and not value >= 0:  # (a NaN is not 0 or more either)
             raise RecipeError(f"{flag} must be 0 or more, got {value}")
+    from thirtyone_env.harness.parallel import available_cpus
+
+    if args.cluster == "local" and args.workers > available_cpus():
+        raise RecipeError(
+            f"--workers must be at most the {available_cpus()} CPUs available, got {args.workers}"
+        )
     if args.resume is not None:
         given = [
             flag

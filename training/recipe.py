@@ -164,6 +164,15 @@ def _build(cls: type, values: dict[str, Any], where: str) -> Any:
     return cls(**typed)
 
 
+#: The bounds of the table's numbers (a seed as NumPy's seed sequences take it).
+TABLE_BOUNDS = (
+    ("report_games", 0, 10**7),
+    ("report_most_games", 0, 10**7),
+    ("torch_threads", 1, 1024),
+    ("seed", 0, 2**63 - 1),
+)
+
+
 def parse(data: dict[str, Any], source: str) -> Recipe:
     """A recipe from a TOML document's data, its form checked (:func:`check` checks
     what needs the players and files)."""
@@ -173,8 +182,12 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
     if not isinstance(data.get("table", {}), dict):
         raise RecipeError(f"{source}: [table] must be a table")
     table = _build(Table, data.get("table", {}), f"{source}: [table]")
-    if table.time_limit < 0:
+    if not table.time_limit >= 0:
         raise RecipeError(f"{source}: [table] time_limit={table.time_limit} must be 0 or more")
+    for key, low, high in TABLE_BOUNDS:
+        value = getattr(table, key)
+        if not low <= value <= high:
+            raise RecipeError(f"{source}: [table] {key}={value} must be {low}..{high}")
     raw = data.get("step", [])
     if not isinstance(raw, list) or not raw:
         raise RecipeError(f"{source}: no [[step]]: a recipe names at least one step")

@@ -342,8 +342,12 @@ def _changes(text: str, spec: str) -> dict[str, Any]:
                     raise ValueError
                 out[key] = low == "true"
             elif kind.startswith("int"):
+                if not raw.isascii():  # (int() reads other scripts' digits: a spec is ASCII)
+                    raise ValueError
                 out[key] = int(raw)
             elif kind.startswith("float"):
+                if not raw.isascii():
+                    raise ValueError
                 out[key] = float(raw)
             else:
                 out[key] = raw

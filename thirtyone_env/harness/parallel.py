@@ -36,6 +36,15 @@ NO_RAY = "the ray backend needs Ray: pip install 'thirtyone[cluster]'"
 RAY_RETRIES = 5
 
 
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity where the OS tells it): the most
+    local worker processes a command starts."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 @dataclass(frozen=True)
 class Backend:
     """Where tasks run: ``kind`` (``"local"`` or ``"ray"``), ``workers`` (processes, or

@@ -5,13 +5,13 @@ are the options of ``python -m thirtyone_env.research`` (each field's help text 
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.driver import OBJECTIVES
 from thirtyone_env.harness.equity import check_win_objective
+from thirtyone_env.harness.parallel import available_cpus
 from thirtyone_env.research.questions import QUESTIONS, check_question
 
 #: Decisions per job: jobs and their seeds depend on the seed and the decision count
@@ -91,7 +91,7 @@ class StudyConfig:
             check_win_objective(rules, n)
         if not 0 <= self.seed <= MAX_SEED:
             raise ValueError(f"seed must be 0..{MAX_SEED}, got {self.seed}")
-        cpus = os.cpu_count() or 1
+        cpus = available_cpus()
         if not 1 <= self.workers <= cpus:
             raise ValueError(f"workers must be 1..{cpus} (the CPUs), got {self.workers}")
 
