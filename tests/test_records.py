@@ -226,6 +226,13 @@ def test_replay_of_a_damaged_file_exits_2(tmp_path):
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert p.returncode == 2 and "not found" in p.stderr
+    p = subprocess.run(
+        [sys.executable, "-m", "thirtyone_env.harness.replay", "/dev/zero"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert p.returncode == 2 and "/dev/zero is not a regular file" in p.stderr, p.stderr
 
 
 def test_a_record_that_leaves_rules_at_their_defaults_replays_and_prints(tmp_path, capsys):

@@ -600,10 +600,16 @@ def test_player_names_are_shown_as_given_not_read_as_markup(tmp_path):
         ({"name": "deal_000000.jsonl", "games": True}, "a whole number of games"),
         ({"name": "deal_000000.jsonl", "games": -1}, "a whole number of games"),
         (None, "a file is listed twice"),
+        ({"games": float("nan")}, "are not the"),
+        ({"games": "2"}, "are not the"),
+        ({"games": 10**30}, "are not the"),
+        ({"complete": False}, "does not say the record is complete"),
+        ({"version": 7}, "type and version"),
     ],
 )
 def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named):
-    """A record's manifest names each file once with a whole number of games."""
+    """A record's manifest names each file once with a whole number of games, says it
+    is complete, and counts the games its files hold."""
     from thirtyone_env.harness.records import read_manifest
 
     rec = tmp_path / "rec"
@@ -613,7 +619,10 @@ def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named)
     assert r.returncode == 0, r.stderr
     manifest = json.loads((rec / "manifest.json").read_text())
     files = manifest["files"]
-    manifest["files"] = [files[0], files[0]] if entry is None else [entry, *files[1:]]
+    if entry is not None and "name" not in entry:  # a top-level field
+        manifest.update(entry)
+    else:
+        manifest["files"] = [files[0], files[0]] if entry is None else [entry, *files[1:]]
     (rec / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match=named):
         read_manifest(rec)

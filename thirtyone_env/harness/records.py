@@ -257,6 +257,13 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
                 )
         if len({name for name, _ in files}) != len(files):
             raise ValueError("a file is listed twice")
+        if manifest.get("type") != "record manifest" or manifest.get("version") != VERSION:
+            raise ValueError(f"its type and version are not 'record manifest', {VERSION}")
+        if manifest.get("complete") is not True:
+            raise ValueError("it does not say the record is complete")
+        total = manifest.get("games")
+        if isinstance(total, bool) or total != sum(g for _, g in files):
+            raise ValueError(f"its games {total!r} are not the {sum(g for _, g in files)} its files hold")
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path}: not a record manifest ({e})") from None
     for name, _ in files:
@@ -330,6 +337,8 @@ def read_games(path: str | os.PathLike) -> Iterator[list[dict[str, Any]]]:
     if path.is_dir():
         raise ValueError(f"{path} is a folder, not a record file")
     if not path.is_file():
+        if path.exists():
+            raise ValueError(f"{path} is not a regular file: not a record file")
         raise ValueError(f"record file not found: {path}")
     game: list[dict[str, Any]] = []
     try:
