@@ -327,7 +327,7 @@ def test_a_knock_study_reports_break_evens_with_intervals_and_its_plots(tmp_path
 def test_bad_options_are_one_line_and_exit_2(tmp_path, args, message):
     r = cli(*args, "--out", str(tmp_path / "out"))
     assert r.returncode == 2
-    assert message in r.stderr and "Traceback" not in r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
     assert not (tmp_path / "out").exists()
 
 

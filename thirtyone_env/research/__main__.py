@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from thirtyone_env.harness.command import run_command
+from thirtyone_env.harness.command import CommandParser, run_command
 from thirtyone_env.harness.driver import OBJECTIVES, check_table
 from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
 from thirtyone_env.research import folder
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "numbered -2, -3, ... where taken)",
     )
     shared.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p = argparse.ArgumentParser(
+    p = CommandParser(
         prog=PROG,
         description="Measure a player's decisions with the decision oracle: each option of the question played "
         "out on copies of the true position, the table's real players continuing. "
