@@ -628,6 +628,15 @@ def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named)
         read_manifest(rec)
 
 
+@pytest.fixture(scope="module")
+def whole_tournament(tmp_path_factory):
+    """The tournament.json of a finished run of the tampered tournament's options."""
+    whole = tmp_path_factory.mktemp("whole") / "whole"
+    args = ["--players", "greedy", "random", "--games", "32", "--seed", "4"]
+    assert evaluate(*args, "--out", str(whole)).returncode == 0
+    return (whole / "tournament.json").read_text()
+
+
 @pytest.mark.parametrize(
     "tamper",
     [
@@ -635,7 +644,7 @@ def test_a_manifest_that_lies_about_its_files_is_refused(tmp_path, entry, named)
         "huge_value", "no_rows", "a_round_twice", "counts_not_counts", "markup_reason",
     ],
 )  # fmt: skip
-def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper):
+def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper, whole_tournament):
     """A kept unit is checked against the tournament before it counts: its deal sets in
     every rotation, one game's wins, seats that are a rotation, rounds the rules play,
     each round's rows with their fields' types and bounds, counts by turn that are
@@ -644,8 +653,6 @@ def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper)
     from thirtyone_env.harness.evaluation import TournamentConfig, outcome_json, run_tournament
 
     args = ["--players", "greedy", "random", "--games", "32", "--seed", "4"]
-    whole = tmp_path / "whole"
-    assert evaluate(*args, "--out", str(whole)).returncode == 0
     games = run_tournament(
         TournamentConfig(("greedy", "random"), 32, "standard", 4, 1), agents.from_spec, chunk=8
     )
@@ -676,7 +683,7 @@ def test_a_kept_work_unit_no_run_could_have_written_is_refused(tmp_path, tamper)
     out = tmp_path / "out"
     (out / "partial").mkdir(parents=True)
     (out / ".lock").touch()
-    (out / "tournament.json").write_text((whole / "tournament.json").read_text())
+    (out / "tournament.json").write_text(whole_tournament)
     target = out / "partial" / "unit_000000.json"
     if tamper == "link":
         (tmp_path / "elsewhere.json").write_text(outcome_json(unit))
