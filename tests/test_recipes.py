@@ -622,6 +622,8 @@ def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
         (["--set", "table.report_most_games=-5"], "report_most_games=-5 must be 0..10000000"),
         (["--set", "table.torch_threads=100000"], "torch_threads=100000 must be 1..1024"),
         (["--set", "table.seed=-1"], "seed=-1 must be 0.."),
+        (["--set", "imitation.decisions=9223372036854775807"], "decisions=9223372036854775807 must be 0.."),
+        (["--set", "imitation.seed=-3"], "seed=-3 must be 0.."),
         (["--workers", "9999"], "--workers must be at most the"),
         (["--time-limit", "-1"], "--time-limit must be 0 or more, got -1"),
     ],

@@ -173,6 +173,10 @@ TABLE_BOUNDS = (
 )
 
 
+#: The most any count of a step may be (a PPO step's timesteps run to 10**12 at most).
+MAX_STEP_COUNT = 10**12
+
+
 def parse(data: dict[str, Any], source: str) -> Recipe:
     """A recipe from a TOML document's data, its form checked (:func:`check` checks
     what needs the players and files)."""
@@ -211,8 +215,14 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
             step = _build(STEPS[kind], values, where)
         except TypeError as e:
             raise RecipeError(f"{where}: {e}") from None
+        for f in dataclasses.fields(step):
+            value = getattr(step, f.name)
+            if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_STEP_COUNT:
+                raise RecipeError(f"{where}: {f.name}={value} must be 0..{MAX_STEP_COUNT:,}")
+        if not 0 <= common.get("seed", 0) <= 2**63 - 1:
+            raise RecipeError(f"{where}: seed={common['seed']} must be 0..{2**63 - 1}")
         repeat = common.get("repeat", 1)
-        if repeat < 1:
+        if not 1 <= repeat <= MAX_STEP_COUNT:
             raise RecipeError(f"{where}: repeat={repeat} must be at least 1")
         share = common.get("time_share", 1.0)
         if not 0 < share <= 1:
