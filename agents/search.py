@@ -61,6 +61,7 @@ from thirtyone_env.game.engine import (
     from_position,
     legal_mask,
 )
+from thirtyone_env.game.play import may_take
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.table_strategy import table_move
 from thirtyone_env.game.views import PlayerView, player_view
@@ -101,11 +102,13 @@ def rollout_action(s: GameState, values: tuple, knocks: tuple[float, ...]) -> in
         return KNOCK
     top = s.discard[-1]
     with_top = value_with(h, top, values)
-    if with_top > now or not s.stock:
+    if (with_top > now or not s.stock) and may_take(s):
         if s.stock or with_top > now or s.knocker < 0 or not s.rules.stand_after_knock:
             return TAKE_DISCARD
         return STAND
-    return DRAW_STOCK
+    if s.stock:
+        return DRAW_STOCK
+    return STAND if s.knocker >= 0 else KNOCK  # (the only moves left)
 
 
 def variant_rollout_action(s: GameState, values: tuple, knocks: tuple[float, ...]) -> int:

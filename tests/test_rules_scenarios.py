@@ -773,3 +773,32 @@ def test_both_envs_refuse_a_reset_deck_with_an_element_that_is_not_a_card(bad):
         ThirtyOneEnv(3).reset(seed=0, options={"deck": deck})
     with pytest.raises(ValueError, match=r"stacked deck: element 3 \(.*\) is not a card"):
         multiagent.raw_env(num_players=3).reset(seed=0, options={"deck": deck})
+
+
+def test_ones_own_discard_is_taken_back_only_by_two_players_after_a_knock():
+    """The seed: "there is one case when you may take back your own discard: when only
+    two players are left in the game and one of them knocks". With three at the table,
+    a player whose discard the others left on top (one knocked, one stood) may not
+    take it; heads-up after a knock, it may."""
+    s, rng = deal(["Kh Qh 2c", "Ks Qs 2d", "Td 9d 3h"], "5c", "7c 8c 9c", dealer=2)
+    play(s, rng, DRAW_STOCK, disc("2c"), KNOCK, STAND)
+    assert s.current == 0 and s.discard[-1] == card("2c")
+    assert legal_actions(s) == [DRAW_STOCK, STAND]
+    assert legal_mask(s)[TAKE_DISCARD] == 0
+    with pytest.raises(IllegalActionError):
+        apply_action(s, TAKE_DISCARD, rng)
+    assert s.discard[-1] == card("2c") and s.hands[0] == [card("Kh"), card("Qh"), card("7c")]
+    # the same with two players: the knock leaves seat 0's discard on top, and it may take it
+    s, rng = deal(["Kh Qh 2c", "Ks Qs 2d"], "5c", "7c 8c 9c", dealer=1)
+    play(s, rng, DRAW_STOCK, disc("2c"), KNOCK)
+    assert s.current == 0 and TAKE_DISCARD in legal_actions(s)
+    play(s, rng, TAKE_DISCARD)
+    assert card("2c") in s.hands[0]
+    # two players left of four (two out of lives): the one case too
+    s4 = new_game(Rules(), 4, np.random.default_rng(0), dealer=2, lives=[2, None, 2, None])
+    assert sum(s4.active) == 2
+    seats = [p for p in range(4) if s4.active[p]]
+    first = s4.current
+    other = seats[1] if first == seats[0] else seats[0]
+    play(s4, rng, DRAW_STOCK, discard_action(s4.hands[first][0]), KNOCK)
+    assert s4.current == first and s4.knocker == other and TAKE_DISCARD in legal_actions(s4)

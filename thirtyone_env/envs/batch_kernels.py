@@ -76,7 +76,8 @@ from thirtyone_env.game.state import (
 # per game scalars
 G_DEALER, G_CUR, G_PHASE, G_KNOCKER, G_FINAL, G_TURN, G_DRAWN, G_TOOK = range(8)
 G_ROUND, G_SLEN, G_PLEN, G_NDISC, G_SEAT, G_STATUS, G_OUTCOME, G_RESET = range(8, 16)
-NUM_G = 16
+G_TOPSEAT = 16  #: who discarded the pile's top card (-1: the upcard)
+NUM_G = 17
 # per seat
 S_LIVES, S_ACTIVE, S_TURNS, S_HLEN, S_LOSS, S_CHARGE, S_DISCS, S_ROUNDS, S_LOST = range(9)
 S_TALLY = 9  #: the seat's public tally (``GameState.tally``) in columns S_TALLY + T_*
@@ -291,6 +292,22 @@ def end_turn(g, seat_i, hands, stock, pile, R, rs, i, n, p, t):
 
 
 @njit(cache=True, inline="always")
+def may_take(g, seat_i, R, i, p):
+    """``engine.play.may_take``: not one's own discard, but with two players left after
+    a knock, or where no other move is left."""
+    if g[i, G_TOPSEAT] != p:
+        return True
+    if g[i, G_KNOCKER] >= 0:
+        active = 0
+        for q in range(seat_i.shape[1]):
+            active += seat_i[i, q, S_ACTIVE]
+        if active == 2:
+            return True
+        return (g[i, G_SLEN] == 0) & (R[R_STAND] == 0)
+    return (g[i, G_SLEN] == 0) & (seat_i[i, p, S_TURNS] < R[R_KFT])
+
+
+@njit(cache=True, inline="always")
 def is_legal(g, seat_i, hands, R, i, a):
     """Whether action ``a`` is legal for the seat to act."""
     phase = g[i, G_PHASE]
@@ -299,7 +316,7 @@ def is_legal(g, seat_i, hands, R, i, a):
         if a == DRAW_STOCK:
             return g[i, G_SLEN] > 0
         if a == TAKE_DISCARD:
-            return True
+            return may_take(g, seat_i, R, i, p)
         if a == KNOCK:
             return (g[i, G_KNOCKER] < 0) & (seat_i[i, p, S_TURNS] >= R[R_KFT])
         if a == STAND:
@@ -328,6 +345,7 @@ def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log,
                 g[i, G_PLEN] -= 1
                 card = pile[i, g[i, G_PLEN]]
                 g[i, G_TOOK] = card
+                g[i, G_TOPSEAT] = disc_seat[i, pile[i, g[i, G_PLEN] - 1]] if g[i, G_PLEN] > 0 else -1
                 known[i, p] |= np.int64(1) << card
                 seat_i[i, p, S_TALLY + T_PICKUPS] += 1
             seat_i[i, p, S_TALLY + T_DRAWS] += 1
@@ -362,6 +380,7 @@ def apply(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, disc_log,
     g[i, G_PLEN] += 1
     known[i, p] &= ~(np.int64(1) << card)
     disc_seat[i, card] = p
+    g[i, G_TOPSEAT] = p
     disc_order[i, card] = g[i, G_NDISC]
     if g[i, G_NDISC] < disc_log.shape[1]:
         disc_log[i, g[i, G_NDISC]] = p * NUM_CARDS + card
@@ -399,7 +418,7 @@ def greedy_action(g, seat_i, hands, pile, R, i, knock_at2, t):
     if is_legal(g, seat_i, hands, R, i, KNOCK) & (2 * now >= knock_at2):
         return KNOCK
     can_draw = g[i, G_SLEN] > 0
-    if g[i, G_PLEN] > 0:
+    if (g[i, G_PLEN] > 0) & may_take(g, seat_i, R, i, p):
         top = pile[i, g[i, G_PLEN] - 1]
         with_top = max(value(t, b, c, top), value(t, a, c, top), value(t, a, b, top))
         if with_top > now or not can_draw:
@@ -416,16 +435,18 @@ def random_action(g, seat_i, hands, R, i, rs):
     p = g[i, G_CUR]
     if g[i, G_PHASE] == DRAW:
         ok0 = g[i, G_SLEN] > 0
+        ok1 = may_take(g, seat_i, R, i, p)
         ok2 = (g[i, G_KNOCKER] < 0) & (seat_i[i, p, S_TURNS] >= R[R_KFT])
         ok3 = (g[i, G_KNOCKER] >= 0) & (R[R_STAND] != 0)
-        k = integers(rs, g.shape[0] + i, 1 + ok0 + ok2 + ok3)
+        k = integers(rs, g.shape[0] + i, ok0 + ok1 + ok2 + ok3)
         if ok0:
             if k == 0:
                 return DRAW_STOCK
             k -= 1
-        if k == 0:
-            return TAKE_DISCARD
-        k -= 1
+        if ok1:
+            if k == 0:
+                return TAKE_DISCARD
+            k -= 1
         if ok2 & (k == 0):
             return KNOCK
         return STAND
@@ -486,6 +507,7 @@ def deal(g, seat_i, hands, stock, pile, known, disc_seat, disc_order, R, rs, t, 
         p = next_active(seat_i, i, p, n)
     pile[i, 0] = row[3 * k]
     g[i, G_PLEN] = 1
+    g[i, G_TOPSEAT] = -1
     lo, hi = 3 * k + 1, size - 1
     while lo < hi:  # the undealt cards, reversed, then moved to the front
         x = row[lo]

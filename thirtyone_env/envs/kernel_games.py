@@ -448,6 +448,7 @@ class KernelGames:
         g[K.G_FINAL], g[K.G_TURN], g[K.G_DRAWN], g[K.G_TOOK] = s.final_left, s.turn, s.drawn, s.took
         g[K.G_ROUND], g[K.G_SLEN], g[K.G_PLEN] = s.round_no, len(s.stock), len(s.discard)
         g[K.G_NDISC], g[K.G_SEAT] = len(s.discards), seat
+        g[K.G_TOPSEAT] = s.disc_seat[s.discard[-1]] if s.discard else -1
         g[K.G_STATUS] = K.AGENT if s.current == seat else K.EXTERNAL
         si[:] = 0
         self.hands[i] = -1

@@ -77,7 +77,9 @@ def _stock_actions(s: GameState) -> list[int]:
     """Legal actions of a turn with the stock and the discard pile."""
     phase = s.phase
     if phase == DRAW:
-        acts = [DRAW_STOCK, TAKE_DISCARD] if s.stock else [TAKE_DISCARD]
+        acts = [DRAW_STOCK] if s.stock else []
+        if may_take(s):
+            acts.append(TAKE_DISCARD)
         if s.knocker < 0:
             if s.player_turns[s.current] >= s._kft:
                 acts.append(KNOCK)
@@ -90,6 +92,19 @@ def _stock_actions(s: GameState) -> list[int]:
             return sorted([DISCARD_BASE + c for c in s.hands[s.current]])
         return sorted([DISCARD_BASE + c for c in s.hands[s.current] if c != took])
     return []
+
+
+def may_take(s: GameState) -> bool:
+    """Whether the seat to act may take the top discard: not its own discard (one the
+    others left on top, standing after a knock), but in the seed's one case, two
+    players left and one of them knocked; and where no other move is left."""
+    if not s.discard or s.disc_seat[s.discard[-1]] != s.current:
+        return True
+    if s.knocker >= 0 and sum(s.active) == 2:
+        return True
+    if s.knocker < 0:
+        return not s.stock and s.player_turns[s.current] < s._kft
+    return not s.stock and not s._stand_ok
 
 
 def _table_actions(s: GameState) -> list[int]:
@@ -166,7 +181,7 @@ def apply_action(s: GameState, action: int, rng: np.random.Generator | None = No
             s.tally[seat][T_DRAWS] += 1
             s.history.append(_DRAWN[seat][card])
             return
-        if action == TAKE_DISCARD and s.discard:
+        if action == TAKE_DISCARD and s.discard and may_take(s):
             card = s.discard.pop()
             s.hands[seat].append(card)
             s.drawn = card
