@@ -56,3 +56,19 @@ def test_v1_passes_the_gymnasium_checker_and_its_vector_entry_matches():
 def test_rate_is_refused_where_rounds_settle_points_or_chips():
     with pytest.raises(ValueError, match="reward='rate' is for lives games"):
         ThirtyOneVectorEnv(2, rules="banking", reward="rate")
+
+
+@pytest.mark.parametrize("env_id", ["ThirtyOne-v0", "ThirtyOne-v1"])
+def test_make_vec_names_the_single_env_options_the_batched_env_lacks(env_id):
+    """make_vec's default here is the batched env: a single env's option it has no use
+    for is named with the modes that take it; ``opponents=None`` is greedy, as in the
+    single env."""
+    with pytest.raises(TypeError, match=r"takes no obs_encoding, render_mode: give vectorization_mode='sync'"):
+        gym.make_vec(env_id, num_envs=2, obs_encoding="dict", render_mode="ansi")
+    synced = gym.make_vec(env_id, num_envs=2, obs_encoding="dict", vectorization_mode="sync")
+    assert synced.num_envs == 2
+    (a, _), (b, _) = (
+        gym.make_vec(env_id, num_envs=2, opponents=o, vectorization_mode="vector_entry_point").reset(seed=1)
+        for o in (None, "greedy")
+    )
+    assert np.array_equal(a, b)

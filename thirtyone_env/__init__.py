@@ -72,7 +72,7 @@ def register_envs() -> None:
     entries = {
         "ThirtyOne-v0": (
             "thirtyone_env.envs.env:ThirtyOneEnv",
-            "thirtyone_env.envs.vector:ThirtyOneVectorEnv",
+            "thirtyone_env.envs.versions:make_vector_v0",
         ),
         "ThirtyOne-v1": ("thirtyone_env.envs.versions:make_v1", "thirtyone_env.envs.versions:make_vector_v1"),
     }

@@ -193,8 +193,10 @@ class ThirtyOneEnv(gym.Env):
             if len(opps) != k:
                 raise ValueError(f"opponents: {len(opps)} policies given for {k} other seats")
         else:
+            model = " (a trained SB3 model plays as agents.make('ppo', path=...) or 'ppo:path=FILE')"
             raise ValueError(
                 f"opponents must be a policy, a player spec or a list of {k} of them, got {opponents!r}"
+                + (model if callable(getattr(opponents, "predict", None)) else "")
             )
         # a spec makes a new player for each seat it names (players keep per-game state)
         opps = [spec_player(p) if isinstance(p, str) else p for p in opps]

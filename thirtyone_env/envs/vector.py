@@ -70,7 +70,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         num_envs: games played at once.
         num_players: as for ``ThirtyOneEnv``.
         rules: as for ``ThirtyOneEnv``.
-        opponents: ``"greedy"`` / ``"random"`` (played in the kernels), any other player
+        opponents: ``"greedy"`` (as ``None``) / ``"random"`` (played in the kernels), any other player
             spec (``"expert"``: a new player in each seat of every game), or a player
             for every other seat, or a list of ``num_players - 1`` of them, shared by
             every game (a player with
@@ -119,7 +119,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._fallback: list[ThirtyOneEnv] | None = None
         self.games: KernelGames | None = None
-        players = seat_players(opponents, n - 1, num_envs)
+        players = seat_players("greedy" if opponents is None else opponents, n - 1, num_envs)
         check_seated((p for row in players for p in row), n, self.rules)
         if not batchable(self.rules):
             self._fallback = [

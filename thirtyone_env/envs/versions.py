@@ -38,9 +38,31 @@ def make_v1(**kwargs: Any) -> Any:
     return ThirtyOneEnv(**kwargs)
 
 
+def make_vector_v0(num_envs: int, **kwargs: Any) -> Any:
+    """``gym.make_vec("ThirtyOne-v0", num_envs, vectorization_mode="vector_entry_point")``
+    (make_vec's default here): the batched env, which takes the single env's options
+    but those it has no use for (:func:`_batched`)."""
+    return _batched(num_envs, kwargs)
+
+
 def make_vector_v1(num_envs: int, **kwargs: Any) -> Any:
     """``gym.make_vec("ThirtyOne-v1", num_envs, vectorization_mode="vector_entry_point")``."""
+    kwargs.setdefault("reward", v1_reward(kwargs.get("rules")))
+    return _batched(num_envs, kwargs)
+
+
+def _batched(num_envs: int, kwargs: dict[str, Any]) -> Any:
+    """The batched env, or a ``TypeError`` naming the single env's options it does not
+    take (an observation encoding, a render mode, ...) and the modes that do."""
+    import inspect
+
     from thirtyone_env.envs.vector import ThirtyOneVectorEnv
 
-    kwargs.setdefault("reward", v1_reward(kwargs.get("rules")))
+    unknown = sorted(set(kwargs) - set(inspect.signature(ThirtyOneVectorEnv).parameters))
+    if unknown:
+        raise TypeError(
+            f"the batched vector env (make_vec's default vectorization_mode='vector_entry_point') "
+            f"takes no {', '.join(unknown)}: give vectorization_mode='sync' or 'async' for a vector "
+            "of single envs, which take every option"
+        )
     return ThirtyOneVectorEnv(num_envs, **kwargs)
