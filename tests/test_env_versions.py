@@ -63,7 +63,9 @@ def test_make_vec_names_the_single_env_options_the_batched_env_lacks(env_id):
     """make_vec's default here is the batched env: a single env's option it has no use
     for is named with the modes that take it; ``opponents=None`` is greedy, as in the
     single env."""
-    with pytest.raises(TypeError, match=r"takes no obs_encoding, render_mode: give vectorization_mode='sync'"):
+    with pytest.raises(
+        TypeError, match=r"takes no obs_encoding, render_mode: give vectorization_mode='sync'"
+    ):
         gym.make_vec(env_id, num_envs=2, obs_encoding="dict", render_mode="ansi")
     synced = gym.make_vec(env_id, num_envs=2, obs_encoding="dict", vectorization_mode="sync")
     assert synced.num_envs == 2

@@ -328,3 +328,9 @@ def test_an_external_player_is_handed_copies_never_views_of_the_shared_buffers(e
         actions = np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]])
         obs, _, _, _, info = vec.step(actions)
     assert sum(s.calls for s in spies) > 20 and sum(s.views for s in spies) == 0
+
+
+def test_the_sb3_vec_env_rewards_as_thirtyone_v1_unless_told():
+    assert sb3_vec_env(2, 4, "standard").venv.reward_kind == "rate"
+    assert sb3_vec_env(2, 4, "banking").venv.reward_kind == "lives"  # rounds settle chips there
+    assert sb3_vec_env(2, 4, "standard", reward="lives").venv.reward_kind == "lives"

@@ -297,8 +297,16 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
 def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
     """The batched env as a Stable-Baselines3 ``VecEnv`` (arguments as for
-    :class:`ThirtyOneVectorEnv`); ``MaskablePPO`` reads its masks."""
+    :class:`ThirtyOneVectorEnv`, but the reward is ``ThirtyOne-v1``'s unless given:
+    ``"rate"`` in the lives games, whose returns vary with play, as with
+    ``make_vec_env("ThirtyOne-v1")``); ``MaskablePPO`` reads its masks."""
     from stable_baselines3.common.vec_env import VecEnv
+
+    from thirtyone_env.envs.versions import v1_reward
+
+    if len(args) < 7 and "reward" not in kwargs:  # (reward is the seventh argument)
+        rules = args[2] if len(args) > 2 else kwargs.get("rules")
+        kwargs["reward"] = v1_reward(rules)
 
     class ThirtyOneSB3VecEnv(VecEnv):
         """SB3's ``VecEnv`` over :class:`ThirtyOneVectorEnv`."""
