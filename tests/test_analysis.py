@@ -3,7 +3,7 @@
 import json
 
 import numpy as np
-from analysis_fixture import FIXTURE, ROUNDS, games, unpack
+from analysis_fixture import FIXTURE, IDS, ROUNDS, games, unpack
 from conftest import deal
 
 from thirtyone_env.game.actions import BUS_ALL, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, discard_action
@@ -136,11 +136,6 @@ def test_a_rounds_cost_is_lives_or_the_points_or_chips_it_scored_negative():
 
 
 #: The id keys records carry beyond the fixture's (which was captured before them).
-IDS = {
-    "turns": ("game", "round_no", "player"),
-    "knocks": ("game", "round_no", "player"),
-    "players": ("game", "player"),
-}
 
 
 def _records(rounds):

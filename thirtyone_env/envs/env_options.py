@@ -21,6 +21,14 @@ def choice(name: str, value: Any, allowed: tuple) -> Any:
     return value
 
 
+def v1_reward(rules: Any) -> str:
+    """``ThirtyOne-v1``'s default reward for ``rules`` (a ``Rules`` or preset name):
+    ``"rate"`` in the lives games, ``"lives"`` where rounds settle points or chips."""
+    from thirtyone_env.game.rules import Rules
+
+    return "rate" if Rules.resolve(rules).scoring == "lives" else "lives"
+
+
 def check_reward(reward: Any, scoring: str) -> str:
     """The reward option for a game scored by ``scoring``: one of :data:`REWARDS`;
     ``"rate"`` counts lives, so a lives game only (``ValueError`` naming the problem)."""

@@ -302,7 +302,7 @@ def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
     ``make_vec_env("ThirtyOne-v1")``); ``MaskablePPO`` reads its masks."""
     from stable_baselines3.common.vec_env import VecEnv
 
-    from thirtyone_env.envs.versions import v1_reward
+    from thirtyone_env.envs.env_options import v1_reward
 
     if len(args) < 7 and "reward" not in kwargs:  # (reward is the seventh argument)
         rules = args[2] if len(args) > 2 else kwargs.get("rules")

@@ -19,15 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from thirtyone_env.game.rules import Rules
+from thirtyone_env.envs.env_options import v1_reward
 
 #: every registered id, oldest first
 ENV_IDS = ("ThirtyOne-v0", "ThirtyOne-v1")
 
-
-def v1_reward(rules: Any) -> str:
-    """``ThirtyOne-v1``'s default reward for ``rules`` (a :class:`Rules` or preset name)."""
-    return "rate" if Rules.resolve(rules).scoring == "lives" else "lives"
+__all__ = ["ENV_IDS", "make_v1", "make_vector_v0", "make_vector_v1", "v1_reward"]
 
 
 def make_v1(**kwargs: Any) -> Any:
