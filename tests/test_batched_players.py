@@ -29,10 +29,10 @@ from thirtyone_env.harness.match import play_game
 STANDARD = PRESETS["standard"]
 #: (rules, table sizes): the kernels' presets and variants for the branches they leave out
 TABLES: list[tuple[Rules, tuple[int, ...]]] = [
-    (STANDARD, (2, 4, 9)),
+    (STANDARD, (2, 4, 7)),
     (PRESETS["pagat"], (3, 5)),
     (PRESETS["blitz31"], (4,)),
-    (PRESETS["dutch"], (2, 6, 9)),  # 9 seats: a stock of 4, often empty after a knock
+    (PRESETS["dutch"], (2, 6, 7)),  # 7 seats: a stock of 10, often empty after a knock
     (PRESETS["cut_throat"], (2, 3, 4)),
     (STANDARD.replace(knocker_tie="all_lose", allow_discard_return=True, stock_exhausted="showdown"), (3, 7)),
     (

@@ -100,4 +100,4 @@ def test_the_win_objective_is_refused_where_it_has_no_meaning():
         check_win_objective(Rules.resolve("no_elimination"), 4)
     with pytest.raises(ValueError, match="at most 12 losses a seat"):
         check_win_objective(Rules(lives=20), 4)
-    check_win_objective(Rules.resolve("standard"), 9)
+    check_win_objective(Rules.resolve("standard"), 7)

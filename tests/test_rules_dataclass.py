@@ -144,12 +144,12 @@ def test_bad_house_rules_name_the_part(spec, named):
 
 def test_player_counts():
     assert Rules().check_num_players(2) == 2
-    assert Rules().check_num_players(9) == 9
-    for bad in (1, 10):
+    assert Rules().check_num_players(7) == 7
+    for bad in (1, 8, 10):  # the seed: "for two to seven players"
         with pytest.raises(ValueError, match="num_players"):
             Rules().check_num_players(bad)
-    # 32 cards deal at most (32 - 1) // 3 = 10 -> capped at 9; 3*9+1 = 28 <= 32
-    assert Rules.preset("dutch").max_players == 9
+    # 32 cards would deal (32 - 1) // 3 = 10: capped at the seed's 7
+    assert Rules.preset("dutch").max_players == 7
     with pytest.raises(ValueError, match="seats=4"):
         Rules.preset("blitz31").check_num_players(3)
 

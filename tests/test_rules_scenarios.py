@@ -672,7 +672,7 @@ def test_dutch_preset_uses_32_card_deck():
     rules = Rules.preset("dutch")
     assert rules.deck == "piquet32"
     assert rules.three_of_a_kind == 30.5
-    assert rules.max_players == 9
+    assert rules.max_players == 7
     s = new_game(rules, 4, np.random.default_rng(5), dealer=0)
     dealt = [c for h in s.hands for c in h] + s.discard + s.stock
     assert sorted(dealt) == sorted(DECKS["piquet32"])

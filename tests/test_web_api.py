@@ -282,7 +282,7 @@ def test_the_pages_and_options(client):
     assert '<form class="setup" id="pick">' in watch_page and '<script src="/static/watch.js"' in watch_page
     assert play.startswith("<!doctype html>") and "$" not in play + watch_page
     options = client.get("/api/options").json()
-    assert options["presets"]["standard"]["sizes"] == list(range(2, 10))
+    assert options["presets"]["standard"]["sizes"] == list(range(2, 8))
     assert "ppo" in options["players"] and options["records"] and options["results"]
 
 

@@ -83,7 +83,7 @@ class ThirtyOneEnv(gym.Env):
     """One seat of a Thirty-One game.
 
     Args:
-        num_players: table size, 2..9 (the rules' deck must deal it).
+        num_players: table size, 2..7 (the rules' deck must deal it).
         rules: a :class:`~thirtyone_env.game.rules.Rules` or a preset name.
         opponents: ``None`` (a :class:`~thirtyone_env.game.policies.GreedyPolicy` in every
             other seat), one policy for all of them, a player spec as every command

@@ -14,7 +14,7 @@ from typing import Any
 from thirtyone_env.game.cards import DECKS
 
 MIN_PLAYERS = 2
-MAX_PLAYERS = 9
+MAX_PLAYERS = 7  #: the seed: "for two to seven players"
 #: Upper bound of every count option (lives, chips, ante, rounds, turn limits, ...).
 #: Far beyond any real game, and small enough that every count the compiled backend
 #: keeps in 32-bit integers (lives, lives lost over a game, turn and round counters)
@@ -70,7 +70,7 @@ class Rules:
             turn would start, knock pending or not, so every game ends.
         max_rounds: a game that reaches this many rounds ends; the players with the
             most lives share first place.
-        seats: ``None`` for any table of 2..9 players that the deck can deal
+        seats: ``None`` for any table of 2..7 players that the deck can deal
             (3 * n cards plus the table's, see ``table``); an int fixes the table size
             (the Blitz31 program's 4).
         scoring: what a round settles: ``"lives"`` (the standard game), ``"points"``
@@ -216,7 +216,7 @@ class Rules:
     @property
     def max_players(self) -> int:
         """Largest table this deck can deal (3 cards each plus the table's cards: the
-        upcard, the widow, Switch's two extra hands, the bus's three), at most 9."""
+        upcard, the widow, Switch's two extra hands, the bus's three), at most 7 (the seed)."""
         return min(MAX_PLAYERS, (len(self.deck_cards) - TABLE_CARDS[self.table]) // 3)
 
     @property
