@@ -43,7 +43,7 @@ def test_sb3_checker(encoding, episode):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{}, {"num_players": 2, "rules": "pagat"}, {"num_players": 9, "rules": "dutch"}]
+    "kwargs", [{}, {"num_players": 2, "rules": "pagat"}, {"num_players": 7, "rules": "dutch"}]
 )
 def test_observations_in_space_and_masks_legal(kwargs):
     env = ThirtyOneEnv(**kwargs)
