@@ -1,7 +1,11 @@
 """The env ids registered with Gymnasium, and what each version changed.
 
 As in Gymnasium, an id's behaviour never changes: a change that alters what an episode
-returns gets a new version, and the older id stays registered as it was.
+returns gets a new version, and the older id stays registered as it was. Corrections
+of the game's rules to the seed's apply to every id (the rules are not a version's to
+keep wrong): one's own discard is taken back only with two players left after a knock,
+and tables seat two to seven. So does the players' own generator, which changes the
+games of opponents that sample (not of those that decide alone) under a seed.
 
 - ``ThirtyOne-v0``: :class:`~thirtyone_env.envs.env.ThirtyOneEnv` as constructed, with
   ``reward="lives"`` by default. In the lives games every lost game returns the same
