@@ -312,3 +312,11 @@ def test_built_in_and_shipped_players_sit_in_the_aec_loop():
         env.step(action)
     assert all(moves.values())
     assert scripted["player_3"].obs_encoding == "flat+history"  # told the table: the 4p model
+
+
+def test_the_layout_goes_by_the_single_envs_name_too():
+    from thirtyone_env import ThirtyOneEnv
+
+    raw = multiagent.raw_env(num_players=3)
+    assert raw.obs_layout is raw.layout
+    assert raw.obs_layout.describe() == ThirtyOneEnv(num_players=3).obs_layout.describe()

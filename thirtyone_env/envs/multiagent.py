@@ -130,6 +130,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._seated: set[int] = set()  # players observe_for told the table
         self.np_random = np.random.default_rng()
 
+    @property
+    def obs_layout(self) -> ObsLayout:
+        """The observation's layout, by the single env's name for it (``layout``)."""
+        return self.layout
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
