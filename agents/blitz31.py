@@ -21,7 +21,7 @@ from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, T
 from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.game.table_strategy import table_move
 from thirtyone_env.game.view_batch import ViewBatch
-from thirtyone_env.game.views import PlayerView
+from thirtyone_env.game.views import PlayerView, as_view
 
 
 def master_suit(hand: tuple[int, ...]) -> int:
@@ -43,7 +43,7 @@ class Blitz31Player:
         self.late_stock = late_stock
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
-        v = observation
+        v = as_view(observation, self)
         threshold = self.early_knock if v.stock_size >= self.late_stock else self.late_knock
         if v.rules.table != "stock":  # the variants' table moves
             move = table_move(v, action_mask, threshold + 0.5)

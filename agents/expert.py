@@ -78,7 +78,7 @@ from thirtyone_env.game.cards import CARD_VALUES, DECKS, NUM_CARDS, PAIR_STRIDE,
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.table_strategy import table_move
 from thirtyone_env.game.view_batch import ViewBatch
-from thirtyone_env.game.views import PlayerView
+from thirtyone_env.game.views import PlayerView, as_view
 
 #: Hand values are binned as ``int(2 * value)`` (0..62; 30.5 is bin 61, 31 is 62).
 NUM_BINS = 64
@@ -323,7 +323,7 @@ class ExpertPlayer:
 
     # ------------------------------------------------------------------ entry point
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
-        v = observation
+        v = as_view(observation, self)
         rules = v.rules
         if rules is not self._rules:
             self._rules = rules

@@ -65,7 +65,7 @@ from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, T
 from thirtyone_env.game.cards import CARD_VALUES, NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.game.table_strategy import table_move
 from thirtyone_env.game.view_batch import ViewBatch
-from thirtyone_env.game.views import PlayerView
+from thirtyone_env.game.views import PlayerView, as_view
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ class PopulationPlayer:
         return t + p.late_shift if stock_size < p.late_stock else t
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
-        v = observation
+        v = as_view(observation, self)
         if v.rules is not self._rules:
             self._rules, self._values = v.rules, hand_table(v.rules)
         threshold = self.threshold(v.turn, v.stock_size)

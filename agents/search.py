@@ -64,7 +64,7 @@ from thirtyone_env.game.engine import (
 from thirtyone_env.game.play import may_take
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.table_strategy import table_move
-from thirtyone_env.game.views import PlayerView, player_view
+from thirtyone_env.game.views import PlayerView, as_view, player_view
 from thirtyone_env.harness.driver import Move, rollout_value
 
 #: Where the roll-outs run: ``"auto"`` on the compiled kernels where they play the table
@@ -206,6 +206,7 @@ class SearchPlayer:
         return variant_rollout_action(s, values, knocks)
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
+        observation = as_view(observation, self)
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]

@@ -105,3 +105,14 @@ def test_blitz31_keeps_its_master_suit_and_knocks_by_stock():
     assert b.act(player_view(s, 0), legal_mask(s)) == KNOCK  # 26 > 25 with a full stock
     s.stock = s.stock[-19:]  # fewer than 20 left: needs more than 29
     assert b.act(player_view(s, 0), legal_mask(s)) != KNOCK
+
+
+@pytest.mark.parametrize("name", ["greedy", "expert", "blitz31", "search"])
+def test_a_view_player_given_a_flat_observation_says_what_it_reads(name):
+    import gymnasium as gym
+
+    import thirtyone_env  # noqa: F401  (registers the env)
+
+    obs, info = gym.make("ThirtyOne-v1").reset(seed=0)
+    with pytest.raises(TypeError, match=r"reads a PlayerView \(its obs_encoding is 'view'\), not a ndarray"):
+        agents.make(name).act(obs, info["action_mask"])

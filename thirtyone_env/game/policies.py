@@ -22,7 +22,7 @@ import numpy as np
 from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE, hand_table, value_with
 from thirtyone_env.game.table_strategy import table_move
-from thirtyone_env.game.views import PlayerView
+from thirtyone_env.game.views import PlayerView, as_view
 
 
 @runtime_checkable
@@ -71,7 +71,7 @@ class GreedyPolicy:
         self._values: tuple = ()
 
     def act(self, observation: PlayerView, action_mask: np.ndarray) -> int:
-        v = observation
+        v = as_view(observation, self)
         if v.rules is not self._rules:
             self._rules, self._values = v.rules, hand_table(v.rules)
         if v.rules.table != "stock":  # the variants' table moves (and the carry-over offer)

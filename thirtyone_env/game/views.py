@@ -9,7 +9,7 @@ turn the same facts into arrays.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from thirtyone_env.game.engine import (
     CARRY,
@@ -188,6 +188,18 @@ def player_view(s: GameState, seat: int) -> PlayerView:
             s.pot,
             choice,
         ),
+    )
+
+
+def as_view(observation: Any, player: object) -> PlayerView:
+    """``observation`` as the :class:`PlayerView` ``player`` reads; a ``TypeError``
+    saying what to give it for anything else (a flat observation, say)."""
+    if isinstance(observation, PlayerView):
+        return observation
+    raise TypeError(
+        f"{type(player).__name__} reads a PlayerView (its obs_encoding is 'view'), not a "
+        f"{type(observation).__name__}: give it player_view(state, seat), or seat it in an env, "
+        "which hands each player the observation it asks for"
     )
 
 
