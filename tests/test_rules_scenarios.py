@@ -710,8 +710,8 @@ def test_cut_throat_preset_fields():
 def test_no_elimination_a_31_on_the_last_turn_after_a_knock_is_a_blitz():
     """The seed's points game: after a knock each other player's last turn may
     "possibly get a blitz". Seat 0 knocks on 20, seat 1 stands on 15, seat 2 draws the
-    Qh to Ah Kh for 31 on the very last turn: a blitz (6), the others ranked among
-    themselves (the knocker high: 4; seat 1 low: 1)."""
+    Qh to Ah Kh for 31 on the very last turn: a blitz (6), the highest hand, and the
+    others ranked below it (the knocker middle: 1; seat 1 low: 1)."""
     rules = Rules.preset("no_elimination")
     assert rules.blitz_after_knock
     s, rng = deal([H20, H15, H21], "5h", "Qh", dealer=2, rules=rules)
@@ -719,8 +719,8 @@ def test_no_elimination_a_31_on_the_last_turn_after_a_knock_is_a_blitz():
     r = s.result
     assert (r.reason, r.detail, r.blitzers, r.knocker) == ("blitz", "turn", (2,), 0)
     assert r.values == (20, 15, 31)
-    assert r.gains == (4, 1, 6)
-    assert s.score == [4, 1, 6] and s.phase == ROUND_OVER
+    assert r.gains == (1, 1, 6)
+    assert s.score == [1, 1, 6] and s.phase == ROUND_OVER
 
 
 # --------------------------------------------------------------------------- Stop the Bus ranking

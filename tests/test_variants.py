@@ -11,12 +11,14 @@ from hypothesis import strategies as st
 
 from thirtyone_env.game.actions import (
     BUS_ALL,
+    DRAW_STOCK,
     KEEP_BASE,
     KNOCK,
     RENEW_BASE,
     STAND,
     SWAP_HAND_BASE,
     bus_one_action,
+    discard_action,
     swap_one_action,
     widow_action,
 )
@@ -89,10 +91,28 @@ def test_points_knocker_low_and_middle():
     assert s.result.gains == (1, 1, 3)
 
 
-def test_points_blitz_scores_six_and_others_rank_among_themselves():
+def test_points_blitz_scores_six_as_the_highest_hand():
+    # the seed counts every hand after a blitz too: the 31 is the highest hand, so the
+    # others are middle and lowest below it (20 middle: 2, 10 lowest: 1)
     s, _ = deal(["As Js Ts", "Tc 2d 3h", "Ks Qs 4d"], "9c", dealer=2, rules="no_elimination")
     assert s.result.reason == "blitz"
-    assert s.result.gains == (6, 1, 3)
+    assert s.result.gains == (6, 1, 2)
+    # heads-up: the one hand below a dealt 31 is the lowest
+    s, _ = deal(["As Ks Qs", "Tc 2d 3h"], "9c", dealer=1, rules="no_elimination")
+    assert s.result.gains == (6, 1)
+
+
+def test_points_knocker_blitzed_after_the_knock_is_lowest():
+    # seat 0 knocks on 10; seat 1 draws the Qh to 31 on its last turn (a blitz in the
+    # points game): the knocker beat nobody and scores the lowest knocker's 0
+    s, rng = deal(["Tc 2d 3h", "Ah Kh 2c"], "9c", "Qh", dealer=1, rules="no_elimination")
+    play(s, rng, KNOCK, DRAW_STOCK, discard_action(card("2c")))
+    assert s.result.reason == "blitz" and s.result.values[1] == 31
+    assert s.result.gains == (0, 6)
+    # three seats: the knocker's 20 is middle below the 31 (knocker 1), the 10 lowest (1)
+    s, rng = deal(["Ks Qs 4d", "Ah Kh 2c", "Tc 2d 3h"], "9c", "Qh", dealer=2, rules="no_elimination")
+    play(s, rng, KNOCK, DRAW_STOCK, discard_action(card("2c")))
+    assert s.result.gains == (1, 6, 1)
 
 
 def test_points_game_lasts_num_rounds_and_nobody_is_out():

@@ -182,7 +182,9 @@ def _settle(
 
 def _rank_points(values: dict[int, float], knocker: int | None) -> dict[int, int]:
     """No-elimination points by rank: lowest 1 (knocker 0), middle 2 (knocker 1),
-    highest 3 (knocker 4). Ties take the best rank they share; with one player, high."""
+    highest 3 (knocker 4). Ties take the best rank they share; with one player, high.
+    A blitz's 31 is the highest hand: its holders take the top rank (and score 6 for
+    it, :func:`_score_round`), so the others rank below it."""
     points = {}
     top = max(values.values())
     low = min(values.values())
@@ -207,10 +209,8 @@ def _score_round(
     players = [p for p in range(s.num_players) if values[p] is not None]
     gains = [0] * s.num_players
     if s.rules.scoring == "points":
-        others = {p: values[p] for p in players if p not in blitzers}
-        if others:
-            for p, pts in _rank_points(others, knocker).items():
-                gains[p] = pts
+        for p, pts in _rank_points({p: values[p] for p in players}, knocker).items():
+            gains[p] = pts
         for p in blitzers:
             gains[p] = 6
         for p in players:
