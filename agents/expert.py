@@ -49,7 +49,7 @@ parameters. Other tables (widow, Switch, Stop the Bus) have no batch: use ``act`
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -111,7 +111,13 @@ class _Tables:
         return self.ge[final][cond + 1]
 
 
-@cache
+#: Most parameter sets whose tables a process keeps (the least recently used go first):
+#: a table of every ordered triple is a few MB, and a server's players may ask for
+#: options of any value.
+KEPT_TABLES = 16
+
+
+@lru_cache(maxsize=KEPT_TABLES)
 def _potential(
     deck: str, three_of_a_kind: float | None, horizon: int, blitz_bonus: float
 ) -> tuple[float, ...]:
@@ -187,7 +193,7 @@ def _simulate(deck: tuple[int, ...], value: np.ndarray) -> np.ndarray:
     return out
 
 
-@cache
+@lru_cache(maxsize=4 * KEPT_TABLES)
 def _tables(deck: str, three_of_a_kind: float | None, opp_knock_at: float) -> _Tables:
     """Build (once) the tables for a deck, a three-of-a-kind value and a knock level."""
     cards = DECKS[deck]
@@ -221,7 +227,7 @@ class _BatchTables(NamedTuple):
     deck_bits: int  #: bitmask of the deck's cards
 
 
-@cache
+@lru_cache(maxsize=KEPT_TABLES)
 def _batch_tables(
     deck: str, three_of_a_kind: float | None, opp_knock_at: float, horizon: int, blitz_bonus: float
 ) -> _BatchTables:

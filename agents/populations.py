@@ -43,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -201,7 +201,7 @@ def draw_members(ranges: Ranges, count: int, seed: int) -> list[PopulationParams
     return [draw_member(ranges, seed, k) for k in range(count)]
 
 
-@cache
+@lru_cache(maxsize=4096)
 def member_params(split: str, seed: int, member: int) -> PopulationParams:
     """The parameters of a registry spec's member (drawn once per process)."""
     return draw_member(SPLITS[split], seed, member)

@@ -116,3 +116,14 @@ def test_a_view_player_given_a_flat_observation_says_what_it_reads(name):
     obs, info = gym.make("ThirtyOne-v1").reset(seed=0)
     with pytest.raises(TypeError, match=r"reads a PlayerView \(its obs_encoding is 'view'\), not a ndarray"):
         agents.make(name).act(obs, info["action_mask"])
+
+
+def test_the_tables_kept_for_option_values_are_bounded():
+    """A server's players may ask for any value of an option: the tables built for each
+    value (a few MB each) are kept for the most recent ones only, so memory stays bounded
+    however many values come."""
+    from agents import expert, populations
+
+    for table in (expert._potential, expert._tables, expert._batch_tables, populations.member_params):
+        assert table.cache_info().maxsize is not None, table.__name__
+    assert expert._potential.cache_info().maxsize <= 16  # at most ~100 MB of triples
