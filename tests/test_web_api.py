@@ -356,3 +356,79 @@ def test_a_request_chooses_no_seed_unless_the_server_allows_seeds():
             c.post("/api/games", json={"opponents": ["greedy"], "seed": 3}).json() for _ in range(2)
         )
         assert first["state"] == again["state"]
+
+
+# -- what the server's own folders and a request's types may hold ----------------------
+
+
+def test_links_that_loop_are_refused_and_not_listed(folders, tmp_path):
+    records, results = folders
+    models = tmp_path / "models"
+    models.mkdir()
+    (records / "loop.jsonl").symlink_to(records / "loop.jsonl")
+    (results / "run-a" / "loop.csv").symlink_to(results / "run-a" / "loop.csv")
+    (results / "looped").symlink_to(results / "looped")
+    (models / "loop.zip").symlink_to(models / "loop.zip")
+    with open_client(WebConfig(records=records, results=results, models=models)) as client:
+        assert client.get("/api/records").json()["records"] == []
+        r = client.get("/api/records/frames", params={"path": "loop.jsonl"})
+        assert r.status_code == 400 and "loops" in r.json()["detail"], r.text
+        listed = client.get("/api/results").json()["results"]
+        assert [x["name"] for x in listed] == ["run-a"] and listed[0]["tables"] == ["summary.csv"]
+        r = client.get("/api/results/run-a/loop.csv")
+        assert r.status_code == 400 and "loops" in r.json()["detail"], r.text
+        r = client.post("/api/games", json={"opponents": ["ppo:path=loop.zip"]})
+        assert r.status_code == 400 and "no such model" in r.json()["detail"], r.text
+
+
+def test_a_record_naming_a_player_with_a_lone_surrogate_is_refused(client, folders):
+    answer = client.post("/api/games", json={"opponents": ["greedy"], "seed": 2}).json()
+    play_out(client, answer["id"], answer, seed=1)
+    lines = client.get(f"/api/games/{answer['id']}/record").text.splitlines()
+    head = json.loads(lines[0])
+    head["players"] = ["\ud800", "greedy"]
+    text = "\n".join([json.dumps(head), *lines[1:]])  # json writes the surrogate as an escape
+    assert "\\ud800" in text
+    r = client.post("/api/records/upload", content=text.encode(), params={"name": "s.jsonl"}, headers=NDJSON)
+    assert r.status_code == 400 and "s.jsonl:1" in r.json()["detail"] and "surrogate" in r.json()["detail"]
+    records, _ = folders
+    (records / "s.jsonl").write_text(text)
+    r = client.get("/api/records/frames", params={"path": "s.jsonl"})
+    assert r.status_code == 400 and "surrogate" in r.json()["detail"], r.text
+
+
+def test_a_save_the_records_folder_cannot_take_is_answered_with_the_reason(client, folders):
+    records, results = folders
+    answer = client.post("/api/games", json={"opponents": ["greedy"], "seed": 4}).json()
+    play_out(client, answer["id"], answer, seed=2)
+    records.rmdir()
+    records.write_text("a file where the folder was")
+    r = client.post(f"/api/games/{answer['id']}/save")
+    assert r.status_code == 507 and "could not write the record" in r.json()["detail"], r.text
+    records.unlink()
+    records.mkdir()
+    saved = client.post(f"/api/games/{answer['id']}/save").json()["saved"]  # the folder is back
+    assert (records / saved).is_file()
+    shutil.rmtree(results)
+    assert client.get("/api/results").json() == {"results": []}
+
+
+@pytest.mark.parametrize(
+    "body", [{"opponents": ["greedy"], "seat": True}, {"opponents": ["greedy"], "seat": "1"},
+             {"opponents": ["greedy"], "seed": True}, {"opponents": ["greedy"], "seed": 1.0}],
+)  # fmt: skip
+def test_a_seat_or_seed_is_a_json_integer(client, body):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 422, r.text
+    assert not client.app.state.games.games
+
+
+def test_a_moves_turn_is_a_json_integer(client):
+    answer = client.post("/api/games", json={"opponents": ["greedy"], "seed": 3}).json()
+    state = answer["state"]
+    move = next(m["id"] for m in state["moves"] if m["legal"])
+    for turn in (str(state["turn"]), True):
+        r = client.post(f"/api/games/{answer['id']}/move", json={"action": move, "turn": turn})
+        assert r.status_code == 422, (turn, r.text)
+    r = client.post(f"/api/games/{answer['id']}/move", json={"action": move, "turn": state["turn"]})
+    assert r.status_code == 200, r.text

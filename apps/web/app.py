@@ -61,9 +61,10 @@ UPLOADS_AT_ONCE = 2
 
 
 class NewGame(BaseModel):
-    """A new game: rules preset, opponent specs (one per other seat), the person's seat."""
+    """A new game: rules preset, opponent specs (one per other seat), the person's seat.
+    Strict: a seat or seed is a JSON integer, never ``true`` or ``"1"``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     rules: str = "standard"
     opponents: list[Annotated[str, StringConstraints(max_length=MAX_SPEC)]] = Field(
         default_factory=lambda: ["ppo", "ppo", "ppo"], min_length=1, max_length=16
@@ -73,7 +74,7 @@ class NewGame(BaseModel):
 
 
 class Move(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     action: Any  # checked by the game: an integer id, legal now
     turn: int | None = None  # the view's turn this move is for: a retried move is played once
 
@@ -338,7 +339,12 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
                 raise HTTPException(409, str(e)) from None
             if game.saved is None:
                 name = f"web-{game.rules_name}-{game.num_players}p-seed{game.seed}-{key[:8]}.jsonl"
-                atomic_write(records / name, "\n".join(lines) + "\n", replace=False)
+                try:
+                    atomic_write(records / name, "\n".join(lines) + "\n", replace=False)
+                except (OSError, ValueError) as e:  # the folder gone, full or read-only
+                    raise HTTPException(
+                        507, short(f"the server could not write the record into its records folder: {e}")
+                    ) from None
                 game.saved = name
             return {"saved": game.saved}
 

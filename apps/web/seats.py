@@ -164,7 +164,10 @@ class Seating:
                 "without a folder"
             )
         for folder in self.model_folders:
-            path = (folder / text).resolve()
+            try:
+                path = (folder / text).resolve()
+            except RuntimeError:  # a link that leads back to itself
+                continue
             if path.is_file() and path.is_relative_to(folder.resolve()):
                 return path
         raise ValueError(f"ppo option path={text!r}: no such model; models are {self.model_names()}")

@@ -43,12 +43,23 @@ def inside(root: Path, relative: str, suffixes: tuple[str, ...]) -> Path:
     parts = Path(relative).parts
     if not relative or Path(relative).is_absolute() or any(not SAFE_NAME.fullmatch(p) for p in parts):
         raise ValueError(f"{relative!r} is not a file name the server serves")
-    path = (root / relative).resolve()
+    try:
+        path = (root / relative).resolve()
+    except RuntimeError:  # a link that leads back to itself
+        raise ValueError(f"{relative!r} is a symbolic link that loops") from None
     if not path.is_relative_to(root.resolve()):
         raise ValueError(f"{relative!r} is not inside the served folder")
     if path.suffix.lower() not in suffixes or not path.is_file():
         raise FileNotFoundError(relative)
     return path
+
+
+def _resolves_inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` resolves inside ``root`` (a link that loops does not)."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except RuntimeError:
+        return False
 
 
 def list_records(root: Path) -> list[str]:
@@ -59,11 +70,7 @@ def list_records(root: Path) -> list[str]:
     out = []
     for p in found:
         rel = p.relative_to(root).as_posix()
-        if (
-            p.is_file()
-            and p.resolve().is_relative_to(root)
-            and all(SAFE_NAME.fullmatch(x) for x in Path(rel).parts)
-        ):
+        if p.is_file() and _resolves_inside(p, root) and all(SAFE_NAME.fullmatch(x) for x in Path(rel).parts):
             out.append(rel)
     return sorted(out)[:1000]
 
@@ -199,14 +206,16 @@ def list_results(root: Path) -> list[dict[str, Any]]:
     """The results folders under ``root`` (folders holding CSV tables or PNG plots);
     a folder or file that is a link out of ``root`` is not listed (nor served)."""
     root = root.resolve()
+    if not root.is_dir():
+        return []  # (as the records: a folder removed while the server runs lists nothing)
     out = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and SAFE_NAME.fullmatch(p.name)):
-        if not folder.resolve().is_relative_to(root):
+        if not _resolves_inside(folder, root):
             continue
         files = [
             f.name
             for f in sorted(folder.iterdir())
-            if f.is_file() and SAFE_NAME.fullmatch(f.name) and f.resolve().is_relative_to(root)
+            if f.is_file() and SAFE_NAME.fullmatch(f.name) and _resolves_inside(f, root)
         ]
         plots = [f for f in files if f.lower().endswith(PLOTS)]
         tables = [f for f in files if f.lower().endswith(TABLES)]

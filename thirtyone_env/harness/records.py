@@ -305,6 +305,18 @@ def _named(keys: Sequence[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
+def _is_text(obj: Any) -> bool:
+    """Whether every string in ``obj`` is text UTF-8 can write: JSON's ``\\u`` escapes
+    can spell a lone surrogate, which no file or answer can hold."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    except RecursionError:
+        return True  # (the line is refused for its nesting, not its text)
+    return True
+
+
 def parse_line(text: str, where: str) -> dict[str, Any]:
     """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
     for anything that is not a record line of a known type with its keys."""
@@ -316,6 +328,8 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
         raise ValueError(f"{where}: nested too deeply to be a record line") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ValueError(f"{where}: not a record line (a JSON object with a 'type')")
+    if "\\u" in text and not _is_text(obj):
+        raise ValueError(f"{where}: a string holds a lone surrogate (a \\ud800-\\udfff escape), not text")
     kind = obj["type"]
     if kind not in REQUIRED_KEYS:
         raise ValueError(f"{where}: unknown line type {kind!r} (expected one of {sorted(REQUIRED_KEYS)})")
