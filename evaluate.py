@@ -18,7 +18,10 @@ paired differences (``results.json``, ``gauntlet.md``, ``gauntlet.png``).
 
 from __future__ import annotations
 
-import argparse
+from thirtyone_env.harness.interrupts import quiet_interrupts
+
+quiet_interrupts("evaluate.py")  # a Ctrl-C while the libraries load: one line, not a traceback
+import argparse  # noqa: E402
 import dataclasses
 import math
 import os
@@ -27,9 +30,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.command import quiet_interrupts
-
-quiet_interrupts("evaluate.py")  # a Ctrl-C while the libraries load: one line, not a traceback
 import agents
 from agents import gauntlet as gl
 from agents import portable

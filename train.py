@@ -32,7 +32,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-from thirtyone_env.harness.command import quiet_interrupts  # noqa: E402
+from thirtyone_env.harness.interrupts import quiet_interrupts  # noqa: E402
 
 quiet_interrupts("train.py")  # a Ctrl-C while torch loads: one line, not a traceback
 from training.cli import main  # noqa: E402

@@ -21,10 +21,7 @@ both this package and Gymnasium are imported, in either order.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
-from typing import Any
 
 #: public name -> module that defines it
 _PUBLIC = {
@@ -51,7 +48,7 @@ __all__ = sorted(_PUBLIC)
 ENV_ID = "ThirtyOne-v0"  #: the first id; ThirtyOne-v1 changes only the default reward
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _PUBLIC:
         value = getattr(importlib.import_module(_PUBLIC[name]), name)
         globals()[name] = value  # found once
@@ -81,19 +78,23 @@ def register_envs() -> None:
             register(id=env_id, entry_point=entry, vector_entry_point=vector_entry)
 
 
-class _RegisterWithGymnasium(importlib.abc.MetaPathFinder):
+class _RegisterWithGymnasium:
     """Registers the env right after Gymnasium is first imported (when this package
     came first): ``import thirtyone_env`` must not load Gymnasium, yet
     ``gym.make("ThirtyOne-v0")`` must work in whatever order the two were imported.
     A mere look-up of the module (``importlib.util.find_spec``) executes nothing, so
-    the hook stays until the import really runs."""
+    the hook stays until the import really runs. A meta path finder by its
+    ``find_spec`` alone: ``import thirtyone_env`` loads almost nothing (a command can
+    set up its Ctrl-C handling before anything heavy)."""
 
     def __init__(self) -> None:
         self._looking = False
 
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+    def find_spec(self, fullname: str, path: object, target: object = None) -> object:
         if fullname != "gymnasium" or self._looking:
             return None
+        import importlib.util
+
         self._looking = True
         try:
             spec = importlib.util.find_spec("gymnasium")
@@ -103,7 +104,7 @@ class _RegisterWithGymnasium(importlib.abc.MetaPathFinder):
             return spec
         load = spec.loader.exec_module
 
-        def exec_module(module: Any) -> None:
+        def exec_module(module: object) -> None:
             load(module)
             if self in sys.meta_path:
                 sys.meta_path.remove(self)

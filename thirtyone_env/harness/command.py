@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import NoReturn
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -34,21 +34,6 @@ def run_command(prog: str, what: str, body: Callable[[], int], interrupted: str 
     except Exception as e:  # a player's own failure: named, never a traceback
         print(f"{prog}: error: {what} stopped: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
-
-
-def quiet_interrupts(prog: str) -> None:
-    """From now on, a Ctrl-C that no handler catches (while the command still loads its
-    libraries, before :func:`run_command` runs) ends in ``prog: interrupted`` and status
-    130, not a traceback of the import it landed in. Call it before the heavy imports."""
-    previous = sys.excepthook
-
-    def hook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
-        if issubclass(kind, KeyboardInterrupt):
-            print(f"\n{prog}: interrupted", file=sys.stderr)
-        else:
-            previous(kind, value, tb)
-
-    sys.excepthook = hook
 
 
 def add_game_options(
