@@ -256,7 +256,7 @@ def test_a_recipe_file_carries_its_time_limit_and_the_command_line_overrides_it(
 def test_a_step_marked_until_time_repeats_until_the_time_is_spent(tmp_path):
     text = TINY_TABLE + '\n[[step]]\nkind = "improvement"\ndecisions = 100\nrollouts = 1\nuntil_time = true\n'
     recipe = write(tmp_path, text)
-    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "u", "--time-limit", "25") == 0
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "u", "--time-limit", "10") == 0
     state = json.loads((tmp_path / "u" / "recipe.json").read_text())
     passes = [s["pass"] for s in state["steps"]]
     assert passes[:2] == ["1_improvement", "1_improvement.2"], passes
@@ -269,12 +269,12 @@ def test_a_time_share_leaves_the_rest_of_the_time_to_the_steps_after(tmp_path):
     step = '\n[[step]]\nkind = "improvement"\ndecisions = 100\nrollouts = 1\nuntil_time = true\n'
     text = TINY_TABLE.replace("report_games = 60", "report_games = 0") + step + "time_share = 0.3\n" + step
     recipe = write(tmp_path, text)
-    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "s", "--time-limit", "30") == 0
+    assert train(str(recipe), "--runs-dir", str(tmp_path), "--run-name", "s", "--time-limit", "14") == 0
     state = json.loads((tmp_path / "s" / "recipe.json").read_text())
     first = [s for s in state["steps"] if s["pass"].startswith("1_")]
     second = [s for s in state["steps"] if s["pass"].startswith("2_")]
     assert first and second, state["steps"]
-    assert sum(s["seconds"] for s in first) < 0.3 * 30 + 3  # a pass already begun ends
+    assert sum(s["seconds"] for s in first) < 0.3 * 14 + 3  # a pass already begun ends
     assert sum(s["seconds"] for s in second) > sum(s["seconds"] for s in first)
 
 
@@ -473,7 +473,7 @@ def test_ctrl_c_inside_a_step_keeps_its_work_and_the_recipe_goes_on_from_it(tmp_
     import time
 
     text = TINY_TABLE.replace("report_games = 60", "report_games = 0") + TINY_STEPS.replace(
-        "decisions = 400", "decisions = 150000", 1
+        "decisions = 400", "decisions = 60000", 1
     )
     recipe = write(tmp_path, text)
     run = tmp_path / "c"
@@ -493,9 +493,9 @@ def test_ctrl_c_inside_a_step_keeps_its_work_and_the_recipe_goes_on_from_it(tmp_
     deadline = time.monotonic() + 120
     while not config.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
-    # a few collection jobs of 5,000 decisions, far from the 150,000 (about 12,000 a
+    # a few collection jobs of 5,000 decisions, far from the 60,000 (about 12,000 a
     # second on an idle core)
-    time.sleep(2)
+    time.sleep(1)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err

@@ -61,45 +61,6 @@ def write(tmp_path, sweep, filename="s.json"):
     return path
 
 
-def test_a_sweep_runs_its_trials_on_tune_and_asha_stops_the_weaker(tmp_path):
-    """Two trials, one at a time, evaluated against three random players and against
-    three greedy ones: the second loses far more lives at the first rung than the
-    first, and ASHA stops it there."""
-    runs = tmp_path / "runs"
-    sweep = dict(
-        name="lr",
-        base={**TINY, "runs_dir": str(runs)},
-        grid={"eval_opponents": ["random", "greedy"]},
-        metric="lives_lost_per_round",
-        grace=1,
-        reduction=2,
-        concurrent=1,
-    )
-    done = sweep_cmd(write(tmp_path, sweep))
-    assert done.returncode == 0, done.stderr[-3000:]
-    folder = runs / "lr"
-    assert json.loads((folder / "sweep.json").read_text())["grid"] == sweep["grid"]
-    with (folder / "summary.csv").open() as f:
-        rows = {r["trial"]: r for r in csv.DictReader(f)}
-    assert sorted(rows) == ["trial_00000", "trial_00001"]
-    first, second = rows["trial_00000"], rows["trial_00001"]
-    assert (first["eval_opponents"], second["eval_opponents"]) == ("random", "greedy")
-    assert first["status"] == "finished" and int(first["timesteps"]) == 512
-    assert float(second["lives_lost_per_round"]) > float(first["lives_lost_per_round"])
-    assert second["status"] == "stopped early" and int(second["evaluations"]) < int(first["evaluations"])
-    for trial in rows:  # ordinary run folders: train.py's own files, their evaluations
-        run = folder / trial
-        assert json.loads((run / "config.json").read_text())["run_name"] == trial
-        with (run / "evaluations.csv").open() as f:
-            assert len(list(csv.DictReader(f))) == int(rows[trial]["evaluations"])
-    assert (folder / "summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "trial_00001" in done.stdout and "stopped early" in done.stdout
-    again = sweep_cmd(write(tmp_path, sweep))  # finished: refused, nothing replaced
-    assert again.returncode == 2 and "finished" in again.stderr
-    other = sweep_cmd(write(tmp_path, {**sweep, "grid": {"learning_rate": [0.001]}}, "o.json"))
-    assert other.returncode == 2 and "another sweep" in other.stderr
-
-
 def evaluations(run):
     """A run folder's evaluations, as a trial reports them: by steps, the means over
     the evaluation tables of the win rate and of the lives lost a round."""
@@ -113,15 +74,17 @@ def evaluations(run):
 
 
 def test_a_sweep_killed_mid_trial_goes_on_as_if_uninterrupted(tmp_path):
-    """The sweep of the test above, in evaluations (four a trial; ASHA's one rung at the
-    third), killed (``kill -9``, its whole process group) when the second trial has made
-    two evaluations, then run again. Uninterrupted, the first trial finishes and ASHA
-    stops the second at the third evaluation, where it loses more lives than the first
-    did: so it does after the kill, although Tune's restore starts the trial's history
-    and the scheduler anew. The summary counts every evaluation each run folder holds
-    (those before the kill too), its last, best and curve are theirs; the resumed trial
-    reports each evaluation with its number in the run folder (ASHA's time), and
-    ``asha.json`` holds what ASHA judged."""
+    """Two trials, one at a time, evaluated against three random players and against
+    three greedy ones, four evaluations a trial and ASHA's one rung at the third: the
+    sweep is killed (``kill -9``, its whole process group) when the second trial has
+    made two evaluations, then run again. Uninterrupted, the first trial finishes and
+    ASHA stops the second at the third evaluation, where it loses more lives than the
+    first did: so it does after the kill, although Tune's restore starts the trial's
+    history and the scheduler anew. The summary counts every evaluation each run folder
+    holds (those before the kill too), its last, best and curve are theirs; the resumed
+    trial reports each evaluation with its number in the run folder (ASHA's time), and
+    ``asha.json`` holds what ASHA judged. Each trial is an ordinary run folder; a
+    finished sweep, or another sweep of the same name, is refused."""
     from ray.tune import ExperimentAnalysis
     from ray.tune.result_grid import ResultGrid
 
@@ -194,6 +157,20 @@ def test_a_sweep_killed_mid_trial_goes_on_as_if_uninterrupted(tmp_path):
     for row in sw.summary_rows(sw.Sweep.read(path), results):  # the plot's curves
         steps, _, lives = evaluations(folder / row["trial"])
         assert row["curve"] == [list(point) for point in zip(steps, lives, strict=True)]
+
+    assert json.loads((folder / "sweep.json").read_text())["grid"] == sweep["grid"]
+    assert (first["eval_opponents"], last["eval_opponents"]) == ("random", "greedy")
+    for trial in rows:  # ordinary run folders: train.py's own files, their evaluations
+        run = folder / trial
+        assert json.loads((run / "config.json").read_text())["run_name"] == trial
+        with (run / "evaluations.csv").open() as f:
+            assert len(list(csv.DictReader(f))) == int(rows[trial]["evaluations"])
+    assert (folder / "summary.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "trial_00001" in done.stdout and "stopped early" in done.stdout
+    again = sweep_cmd(path)  # finished: refused, nothing replaced
+    assert again.returncode == 2 and "finished" in again.stderr
+    other = sweep_cmd(write(tmp_path, {**sweep, "grid": {"learning_rate": [0.001]}}, "o.json"))
+    assert other.returncode == 2 and "another sweep" in other.stderr
 
 
 @pytest.mark.parametrize(
