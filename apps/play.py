@@ -41,6 +41,7 @@ from thirtyone_env.game.actions import (
 from thirtyone_env.game.cards import format_card, format_cards, parse_card
 from thirtyone_env.game.engine import GAME_OVER, legal_actions, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.game.state import hands_shown
 from thirtyone_env.game.views import describe_view, player_view
 from thirtyone_env.harness.driver import Table, check_table, reset_players
 from thirtyone_env.harness.files import check_new_file
@@ -67,7 +68,7 @@ class QuitGame(Exception):
 def describe_settlement(state: Any, viewer: int) -> str:
     r = state.result
     lines = [f"round over ({r.reason})"]
-    if r.reason in ("knock", "stock_exhausted"):
+    if hands_shown(r.reason, state.rules):
         for p, h in enumerate(state.hands):
             if h:
                 tag = " (you)" if p == viewer else ""

@@ -198,10 +198,11 @@ def test_render_shows_no_hidden_card_unless_a_seat_is_named(rules):
 SHOWDOWNS = ("knock", "stock_exhausted")  # every hand in the round is shown
 
 
-def hidden_from(full, seat):
+def hidden_from(full, seat, rules):
     """Seats whose hand ``seat`` never saw in the round ``full`` settled: all others
-    unless it ended in a showdown; a blitzer shows the 31."""
-    if full.reason in SHOWDOWNS:
+    unless every hand was laid down (a showdown; the points game's blitz); a blitzer
+    shows the 31."""
+    if full.reason in SHOWDOWNS or (full.reason == "blitz" and rules.scoring == "points"):
         return set()
     return {p for p in range(len(full.values)) if p != seat and p not in full.blitzers}
 
@@ -258,8 +259,8 @@ def test_infos_carry_no_hidden_hand(preset):
             if "round_result" not in info:
                 continue
             seen = info["round_result"]
-            assert seen == public_result(full, seat)
-            for p in hidden_from(full, seat):
+            assert seen == public_result(full, seat, rules)
+            for p in hidden_from(full, seat, rules):
                 assert seen.values[p] is None, (name, full)
                 hidden_values += full.values[p] is not None
         settled_once = full is not result_before and full.round_no == round_before

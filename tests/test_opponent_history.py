@@ -79,7 +79,7 @@ def test_the_part_is_what_the_seat_could_count_from_what_it_saw():
                     counts[seat][7] += 1
                     counts[seat][8] += kind == ev.TAKE_DISCARD
                 if kind == ev.SETTLE:
-                    seen_result = public_result(data, 0)
+                    seen_result = public_result(data, 0, s.rules)
                     shown = data.reason in ("knock", "stock_exhausted")
                     for p, v in enumerate(seen_result.values):
                         if v is None and not shown:

@@ -38,7 +38,8 @@ from thirtyone_env.game.engine import (
     start_round,
 )
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.game.views import player_view
+from thirtyone_env.game.state import T_SHOWDOWNS
+from thirtyone_env.game.views import player_view, public_result
 
 # -- cut throat ------------------------------------------------------------------------
 
@@ -100,6 +101,21 @@ def test_points_blitz_scores_six_as_the_highest_hand():
     # heads-up: the one hand below a dealt 31 is the lowest
     s, _ = deal(["As Ks Qs", "Tc 2d 3h"], "9c", dealer=1, rules="no_elimination")
     assert s.result.gains == (6, 1)
+
+
+def test_points_blitz_lays_every_hand_down_and_a_lives_blitz_only_the_31():
+    """The seed's points game: "whether a player knocks or shows a blitz, all players
+    show their hands", and the points rank them: every seat sees every value, and the
+    table's tally counts them as shown. After a lives game's blitz only the 31 is shown."""
+    hands = ["As Js Ts", "Tc 2d 3h", "Ks Qs 4d"]
+    s, _ = deal(hands, "9c", dealer=2, rules="no_elimination")
+    for seat in range(3):
+        assert public_result(s.result, seat, s.rules).values == (31, 10, 20)
+    assert [t[T_SHOWDOWNS] for t in s.tally] == [1, 1, 1]
+    s, _ = deal(hands, "9c", dealer=2, rules="standard")
+    assert s.result.reason == "blitz"
+    assert public_result(s.result, 1, s.rules).values == (31, 10, None)
+    assert [t[T_SHOWDOWNS] for t in s.tally] == [0, 0, 0]
 
 
 def test_points_knocker_blitzed_after_the_knock_is_lowest():

@@ -6,8 +6,9 @@ played. What goes to the browser is what that seat sees at a real table and noth
 else: its :func:`~thirtyone_env.game.views.player_view` (own hand, face-up cards, the
 cards known to be in each hand, lives, whose turn), the moves since the last answer as
 that seat saw them (another seat's stock draw without its card, a knock without its
-value), and each settled round as it is shown at the table (every hand at a showdown;
-at a blitz only the blitzer's 31; after a void round no other hand). The record of a
+value), and each settled round as it is shown at the table (every hand at a showdown
+and at the points game's blitz; at another blitz only the blitzer's 31; after a void
+round no other hand). The record of a
 game (every card, as a record holds) is written only once the game is over.
 """
 
@@ -26,6 +27,7 @@ from thirtyone_env.game.actions import DRAW_STOCK, KNOCK, STAND, TAKE_DISCARD, a
 from thirtyone_env.game.cards import format_card, hand_value
 from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, legal_actions, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.game.state import hands_shown
 from thirtyone_env.game.views import player_view, public_result
 from thirtyone_env.harness.driver import Table, check_table, reset_players
 from thirtyone_env.harness.replay import describe_event
@@ -183,14 +185,11 @@ class GameSession:
         }
 
     def _settlement(self, s: Any) -> dict[str, Any]:
-        """A settled round as this seat sees it: every hand at a showdown, the
-        blitzers' 31 after a blitz, its own hand always, no other after a void round."""
-        r = public_result(s.result, self.seat)
-        shown = (
-            set(range(self.num_players))
-            if r.reason in ("knock", "stock_exhausted")
-            else {*r.blitzers, self.seat}
-        )
+        """A settled round as this seat sees it: every hand where all are laid down
+        (a showdown; the points game's blitz), else the blitzers' 31 and its own hand
+        (a blitz; no other after a void round)."""
+        r = public_result(s.result, self.seat, s.rules)
+        shown = set(range(self.num_players)) if hands_shown(r.reason, s.rules) else {*r.blitzers, self.seat}
         return {
             "type": "settle",
             "round": r.round_no,

@@ -248,7 +248,7 @@ class ThirtyOneEnv(gym.Env):
         result = s.result
         winners = s.winners if s.phase == GAME_OVER else ()
         self._reward += seat_reward(self._reward_index, result, seat, winners)
-        self._results.append(public_result(result, seat))
+        self._results.append(public_result(result, seat, s.rules))
 
     def _new_table(self, state: GameState) -> None:
         """Seat the opponents around the agent at a new game."""
@@ -413,7 +413,7 @@ class ThirtyOneEnv(gym.Env):
         text = describe_view(player_view(self.state, self.seat))
         s = self.state
         if s.phase >= ROUND_OVER and s.result is not None:
-            text += "\n" + describe_result(public_result(s.result, self.seat))
+            text += "\n" + describe_result(public_result(s.result, self.seat, s.rules))
         if self.render_mode == "human":
             print(text + "\n")
             return None

@@ -187,7 +187,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             self.rewards[agent] += seat_reward(kind, result, seat, winners)
             if over or seat in result.eliminated:
                 self.terminations[agent] = True
-            self.infos[agent] = {"round_result": public_result(result, seat)}
+            self.infos[agent] = {"round_result": public_result(result, seat, s.rules)}
             if over:
                 self.infos[agent]["winners"] = tuple(s.winners)
 

@@ -117,9 +117,8 @@ class Rules:
     - Points: with ties each player takes the best rank it shares; "lowest" needs a
       hand strictly below all others; after a blitz every hand is ranked, the 31 the
       highest (6 instead of 3) and the others below it, the knocker's 0/1 still
-      applying (so their points show the order of their hands, as laying them down
-      for the ranking would; the round result still gives only the blitzer's value);
-      a void round scores nothing.
+      applying, and every hand is laid down and shown, as after a knock (the seed:
+      "all players show their hands"); a void round scores nothing.
     - Banking: the widow is dealt after the first card to each player, before the
       other two; widow exchanges are allowed in the last turns after a knock too (they
       replace a draw); a player short of the ante or the blitz chip pays what it has;

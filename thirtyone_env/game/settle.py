@@ -17,9 +17,7 @@ from thirtyone_env.game.events import Event
 from thirtyone_env.game.state import (
     BLITZ,
     GAME_OVER,
-    KNOCKED,
     ROUND_OVER,
-    STOCK_SHOWDOWN,
     T_KNOCK_TURNS,
     T_KNOCK_VALUE2,
     T_KNOCKS,
@@ -31,6 +29,7 @@ from thirtyone_env.game.state import (
     RoundResult,
     _new,
     _value,
+    hands_shown,
 )
 
 
@@ -84,9 +83,10 @@ def _settle_showdown(s: GameState, reason: str, knocker: int) -> None:
 
 def _tally_round(s: GameState, reason: str, knocker: int | None, values: tuple) -> None:
     """Count the settled round into ``s.tally``: who was dealt in, the knock and the
-    knocker's turn, and the hands shown at a showdown (everything a real table sees)."""
+    knocker's turn, and the hands shown (:func:`hands_shown`: everything a real table
+    sees)."""
     tally = s.tally
-    shown = reason in (KNOCKED, STOCK_SHOWDOWN)
+    shown = hands_shown(reason, s.rules)
     for p, h in enumerate(s.hands):
         if not h:
             continue

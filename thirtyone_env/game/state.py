@@ -37,6 +37,16 @@ KNOCKED = "knock"
 STOCK_SHOWDOWN = "stock_exhausted"
 VOID = "void"
 
+
+def hands_shown(reason: str, rules: Rules) -> bool:
+    """Whether every hand is laid down when a round ends for ``reason``: at a showdown
+    (a knock, or a stock run out where that is a showdown) and, in the points game,
+    after a blitz too, whose points rank every hand (the seed: "whether a player knocks
+    or shows a blitz, all players show their hands"). After a lives or chips game's
+    blitz only the 31 is shown; after a void round, nothing."""
+    return reason in (KNOCKED, STOCK_SHOWDOWN) or (reason == BLITZ and rules.scoring == "points")
+
+
 # The public tally of each seat over the game's rounds (``GameState.tally[seat][T_*]``):
 # what a real table sees of how a player plays, the opponent-history part of the
 # observation (:mod:`thirtyone_env.game.encoding`). Hand values are counted doubled

@@ -15,15 +15,14 @@ from thirtyone_env.game.engine import (
     CARRY,
     CHOOSE,
     DISCARD,
-    KNOCKED,
     PHASE_NAMES,
     ROUND_OVER,
-    STOCK_SHOWDOWN,
     GameState,
     RoundResult,
     carry_qualifies,
 )
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.state import hands_shown
 
 _BITS: dict[int, tuple[int, ...]] = {0: ()}
 
@@ -252,11 +251,12 @@ def describe_view(v: PlayerView, spectator: bool = False) -> str:
     return "\n".join(lines)
 
 
-def public_result(result: RoundResult, seat: int) -> RoundResult:
-    """The round result as ``seat`` sees it: hands are shown only at a showdown (and
-    a blitzer shows the 31), so other seats' values are ``None`` after a void round or
-    a blitz."""
-    if result.reason in (KNOCKED, STOCK_SHOWDOWN):
+def public_result(result: RoundResult, seat: int, rules: Rules) -> RoundResult:
+    """The round result as ``seat`` sees it at a table of ``rules``: every value where
+    every hand is laid down (:func:`~thirtyone_env.game.state.hands_shown`), else the
+    blitzers' 31 and the seat's own, other seats' values ``None`` (after a lives or
+    chips game's blitz, or a void round)."""
+    if hands_shown(result.reason, rules):
         return result
     shown = set(result.blitzers) | {seat}
     values = tuple(v if p in shown else None for p, v in enumerate(result.values))
