@@ -6,8 +6,11 @@ network runs in numpy (:class:`NumpyPolicy`): a forward pass of a small MLP cost
 microseconds, where SB3's ``predict`` pays torch's per-call overhead, so learned
 players are as cheap at a table as the heuristics. ``act_batch`` answers many games
 in one forward pass (what the vector env asks of an opponent that offers it), with
-the decision ``act`` gives each game alone (:data:`TIE_MARGIN`). Only the flat
-encoding is supported (the default of ``train.py``).
+the decision ``act`` gives each game alone (:data:`TIE_MARGIN`). A network on the
+flat encoding (``MlpPolicy``, the default of ``train.py``) is played as it is; one on
+the dict encoding (``MultiInputPolicy``) is the same network with its first layer's
+inputs in another order, so it is played on the flat encoding with them put in the
+flat order (:func:`in_flat_order`).
 
 Reading a model runs no code from it: SB3's own loader unpickles the zip's "data"
 entries (cloudpickle), so a crafted model would run code when loaded. Here the weights
@@ -82,14 +85,12 @@ class NumpyPolicy:
 
     @classmethod
     def from_sb3(cls, policy: Any) -> NumpyPolicy:
-        """Copy the actor of an SB3 ``ActorCriticPolicy`` with a flatten extractor."""
+        """Copy the actor of an SB3 ``ActorCriticPolicy`` on the flat encoding
+        (``MlpPolicy``) or on the dict encoding (``MultiInputPolicy``, played on the flat
+        encoding: :func:`in_flat_order`)."""
         import torch.nn as nn
 
-        if type(policy.pi_features_extractor).__name__ != "FlattenExtractor":
-            raise ValueError(
-                "only policies on the flat encoding (MlpPolicy) can be played in numpy; "
-                f"this one uses {type(policy.pi_features_extractor).__name__}"
-            )
+        parts = _combined_parts(policy)
         layers = []
         activation = None
         for module in policy.mlp_extractor.policy_net:
@@ -97,12 +98,10 @@ class NumpyPolicy:
                 layers.append((module.weight.detach().numpy(), module.bias.detach().numpy()))
             else:
                 activation = type(module).__name__
-        head = policy.action_net
-        return cls(
-            layers,
-            (head.weight.detach().numpy(), head.bias.detach().numpy()),
-            activation or type(policy.activation_fn()).__name__,
-        )
+        head = (policy.action_net.weight.detach().numpy(), policy.action_net.bias.detach().numpy())
+        if parts is not None:
+            layers, head = _flat_network(layers, head, parts, "the policy")
+        return cls(layers, head, activation or type(policy.activation_fn()).__name__)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Action logits (float32) of one observation ``(input_size,)`` or a batch
@@ -166,6 +165,69 @@ class NumpyPolicy:
         head = (arrays["head_w"], arrays["head_b"])
         _check_shapes(layers, head)
         return cls(layers, head, str(activation))
+
+
+def _combined_parts(policy: Any) -> list[tuple[str, int]] | None:
+    """The dict observation's parts (name, size) in the order an SB3 policy's
+    ``CombinedExtractor`` joins them (each Box part flattened); None for a flatten
+    extractor; ``ValueError`` for any other (a network before the MLP)."""
+    import torch.nn as nn
+
+    extractor = policy.pi_features_extractor
+    kind = type(extractor).__name__
+    if kind == "FlattenExtractor":
+        return None
+    spaces = getattr(policy.observation_space, "spaces", None)
+    if kind != "CombinedExtractor" or not isinstance(spaces, dict):
+        raise ValueError(
+            f"only policies on the flat or the dict encoding (MlpPolicy, MultiInputPolicy) can be "
+            f"played in numpy; this one uses {kind}"
+        )
+    parts = []
+    for key, space in spaces.items():
+        if not isinstance(extractor.extractors[key], nn.Flatten) or type(space).__name__ != "Box":
+            raise ValueError(
+                f"its observation part {key!r} is not a flattened box: not a dict-encoding policy"
+            )
+        parts.append((str(key), int(np.prod(space.shape))))
+    return parts
+
+
+def in_flat_order(weight: np.ndarray, parts: Iterable[tuple[str, int]], name: str) -> np.ndarray:
+    """The first layer's ``weight`` ``(out, in)`` of a network that reads the dict
+    encoding's ``parts`` (name, size) one after another in the given order (what a
+    ``MultiInputPolicy`` joins), with its columns in the flat encoding's order
+    (:data:`~thirtyone_env.game.encoding.PART_ORDER`): the same network, on the flat
+    observation. ``ValueError`` naming ``name`` for a part the encoding does not have."""
+    from thirtyone_env.game.encoding import PART_ORDER
+
+    where: dict[str, range] = {}
+    pos = 0
+    for part, size in parts:
+        if part not in PART_ORDER or part in where or size < 1:
+            raise ValueError(
+                f"{name} reads a dict observation part {part!r} of {size} values, not a part of this "
+                f"library's encoding ({', '.join(PART_ORDER)})"
+            )
+        where[part] = range(pos, pos + size)
+        pos += size
+    if pos != weight.shape[1]:
+        raise ValueError(
+            f"{name}'s observation parts hold {pos} values, its first layer takes {weight.shape[1]}"
+        )
+    order = [i for part in PART_ORDER if part in where for i in where[part]]
+    return weight[:, order]
+
+
+def _flat_network(
+    layers: list[tuple[Any, Any]], head: tuple[Any, Any], parts: list[tuple[str, int]], name: str
+) -> tuple[list[tuple[Any, Any]], tuple[Any, Any]]:
+    """The actor ``layers`` and ``head`` of a dict-encoding network with its first
+    layer's inputs in the flat encoding's order (:func:`in_flat_order`)."""
+    if layers:
+        (w, b), *rest = layers
+        return [(in_flat_order(np.asarray(w), parts, name), b), *rest], head
+    return [], (in_flat_order(np.asarray(head[0]), parts, name), head[1])
 
 
 def _row_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -249,7 +311,7 @@ def describe(policy: Any) -> dict[str, Any]:
     from a state dict)."""
     import torch.nn as nn
 
-    return {
+    description = {
         "format": 1,
         "features_extractor": type(policy.pi_features_extractor).__name__,
         "activation": policy.activation_fn.__name__,
@@ -257,6 +319,10 @@ def describe(policy: Any) -> dict[str, Any]:
         "observation_size": int(policy.features_dim),
         "actions": int(policy.action_net.out_features),
     }
+    parts = _combined_parts(policy)
+    if parts is not None:  # the dict encoding's parts, in the order the network reads them
+        description["input_parts"] = [[name, size] for name, size in parts]
+    return description
 
 
 def model_bytes(model: Any, table: dict[str, Any] | None = None) -> bytes:
@@ -440,15 +506,18 @@ def with_description(raw: bytes, table: dict[str, Any]) -> bytes:
     if DESCRIPTION in zipfile.ZipFile(io.BytesIO(raw)).namelist():
         raise ValueError(f"the model already has a {DESCRIPTION} entry")
     policy = policy_from_zip(raw)
+    extractor, _, parts = _architecture(read_model_zip(raw, tensors=()).data, None)
     description = {
         "format": 1,
-        "features_extractor": "FlattenExtractor",
+        "features_extractor": extractor,
         "activation": policy.activation,
         "hidden": [w.shape[1] for w, _ in policy.layers],
         "observation_size": policy.input_size,
         "actions": policy.num_actions,
         "table": table,
     }
+    if parts is not None:
+        description["input_parts"] = [[name, size] for name, size in parts]
     buf = io.BytesIO(raw)
     with zipfile.ZipFile(buf, "a", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(DESCRIPTION, json.dumps(description, indent=2))
@@ -751,38 +820,68 @@ def policy_from_zip(raw: bytes) -> NumpyPolicy:
     activation from the :data:`DESCRIPTION` entry, or for zips saved without one,
     from the plain-text copy SB3 keeps of ``policy_kwargs`` beside the pickle."""
     data, description, tensors = read_model_zip(raw)  # checked: names, shapes, values
-    extractor, activation = _extractor_and_activation(data, description)
-    if extractor != "FlattenExtractor":
-        raise ValueError(
-            f"only policies on the flat encoding (MlpPolicy) can be played; this one uses {extractor}"
-        )
+    extractor, activation, parts = _architecture(data, description)
     layers, head = _network(tensors["policy.pth"], "policy")
-    return NumpyPolicy(
-        [(_array(w), _array(b)) for w, b in layers], (_array(head[0]), _array(head[1])), activation
-    )
+    layers = [(_array(w), _array(b)) for w, b in layers]
+    head = (_array(head[0]), _array(head[1]))
+    if parts is not None:
+        layers, head = _flat_network(layers, head, parts, "the model")
+    return NumpyPolicy(layers, head, activation)
 
 
-def _extractor_and_activation(data: dict[str, Any], description: Any) -> tuple[str, str]:
-    """The features extractor and activation names, from the description when there
-    is one, else from the text SB3 writes beside its pickles (an MlpPolicy's default
-    activation is Tanh)."""
+#: One part of the text SB3 writes of a dict space: ``'hand': Box(0.0, 1.0, (52,), float32)``.
+_BOX_PART = re.compile(r"'(\w+)': Box\([^()]*\((\d+),\)[^()]*\)")
+
+
+def _architecture(data: dict[str, Any], description: Any) -> tuple[str, str, list[tuple[str, int]] | None]:
+    """The features extractor and activation names, and for a network on the dict
+    encoding the parts it reads in order (None on the flat encoding): from the
+    description when there is one, else from the text SB3 writes beside its pickles
+    (an MlpPolicy's default activation is Tanh; a dict space's text lists its parts).
+    ``ValueError`` for an extractor no numpy player plays."""
     if description is not None:
         if not isinstance(description, dict) or description.get("format") != 1:
             raise ValueError(f"{DESCRIPTION} is not a description this version reads")
-        return str(description.get("features_extractor")), str(description.get("activation"))
-    space = data.get("observation_space")
-    space_type = space.get(":type:", "") if isinstance(space, dict) else ""
-    extractor = (
-        "FlattenExtractor"
-        if space_type.endswith(".Box'>")
-        else f"an extractor for {space_type or 'an unknown space'}"
-    )
-    kwargs = data.get("policy_kwargs")
-    kwargs = kwargs if isinstance(kwargs, dict) else {}
-    if "features_extractor_class" in kwargs:
-        extractor = _class_name(kwargs["features_extractor_class"])
-    activation = _class_name(kwargs["activation_fn"]) if "activation_fn" in kwargs else "Tanh"
-    return extractor, activation
+        extractor, activation = str(description.get("features_extractor")), str(description.get("activation"))
+        parts = description.get("input_parts") if extractor == "CombinedExtractor" else None
+        if extractor == "CombinedExtractor" and not (
+            isinstance(parts, list)
+            and parts
+            and all(
+                isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is int
+                for p in parts
+            )
+        ):
+            raise ValueError(
+                f"{DESCRIPTION} names no input_parts [[name, size], ...] for its dict observation"
+            )
+    else:
+        space = data.get("observation_space")
+        space_type = space.get(":type:", "") if isinstance(space, dict) else ""
+        extractor = f"an extractor for {space_type or 'an unknown space'}"
+        parts = None
+        if space_type.endswith(".Box'>"):
+            extractor = "FlattenExtractor"
+        elif space_type.endswith(".Dict'>"):
+            extractor = "CombinedExtractor"
+            text = space.get("spaces")
+            parts = [
+                [m.group(1), int(m.group(2))]
+                for m in _BOX_PART.finditer(text if isinstance(text, str) else "")
+            ]
+            if not parts or len(parts) != str(text).count("':"):
+                raise ValueError("its data's text of the dict observation space does not list flat box parts")
+        kwargs = data.get("policy_kwargs")
+        kwargs = kwargs if isinstance(kwargs, dict) else {}
+        if "features_extractor_class" in kwargs:
+            extractor = _class_name(kwargs["features_extractor_class"])
+        activation = _class_name(kwargs["activation_fn"]) if "activation_fn" in kwargs else "Tanh"
+    if extractor not in ("FlattenExtractor", "CombinedExtractor"):
+        raise ValueError(
+            "only policies on the flat or the dict encoding (MlpPolicy, MultiInputPolicy) can be played; "
+            f"this one uses {extractor}"
+        )
+    return extractor, activation, None if parts is None else [(str(n), int(k)) for n, k in parts]
 
 
 def _class_name(text: Any) -> str:

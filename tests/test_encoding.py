@@ -24,7 +24,7 @@ from thirtyone_env.game.actions import (
     widow_action,
 )
 from thirtyone_env.game.cards import parse_cards
-from thirtyone_env.game.encoding import TURN_SCALE, ObsLayout, encode_dict, encode_flat
+from thirtyone_env.game.encoding import PART_ORDER, TURN_SCALE, ObsLayout, encode_dict, encode_flat
 from thirtyone_env.game.engine import clone_state, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
 
@@ -333,3 +333,15 @@ def test_move_values_score_each_exchange_with_face_up_cards_and_leave_hidden_one
     t, _ = switch_deal()
     switch_layout = ObsLayout(3, t.rules)
     assert not switch_layout.part(encode_flat(t, 0, switch_layout), "move_values").any()
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("history", [False, True])
+def test_every_layout_holds_its_parts_in_the_one_part_order(preset, history):
+    """A dict-encoding network is played on the flat encoding by putting its inputs in
+    :data:`PART_ORDER`: every layout's flat encoding must hold its parts in that order."""
+    rules = Rules.preset(preset)
+    layout = ObsLayout(rules.seats or 3, rules, opponent_history=history)
+    parts = list(layout.shapes)
+    assert parts == [p for p in PART_ORDER if p in layout.shapes]
+    assert set(parts) <= set(PART_ORDER)

@@ -28,6 +28,8 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 import agents  # noqa: E402
 from agents.ppo import MAX_UNPACKED, SHIPPED_MODEL, NumpyPolicy, load_policy, model_bytes  # noqa: E402
 from thirtyone_env import ThirtyOneEnv  # noqa: E402
+from thirtyone_env.game.encoding import ObsLayout  # noqa: E402
+from thirtyone_env.game.rules import Rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -261,14 +263,60 @@ def test_the_shipped_model_reads_the_same_weights_as_sb3():
         np.testing.assert_array_equal(b, d)
 
 
-def test_a_dict_encoding_model_is_refused_by_name(tmp_path):
+@pytest.mark.parametrize("hidden", [[16], []])
+def test_a_dict_encoding_model_plays_on_the_flat_encoding_as_sb3_plays_it(tmp_path, hidden):
+    """A ``MultiInputPolicy`` reads the dict encoding's parts in the dict space's key
+    order: read from SB3's own zip (its space's text), from a zip with the description,
+    or from the policy in memory, it gives on the flat observation the very logits SB3
+    gives on the dict one (its first layer's inputs put in the flat order)."""
+    import gymnasium as gym
+    import torch
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    env = ActionMasker(ThirtyOneEnv(3, obs_encoding="dict"), lambda e: e.unwrapped.action_masks())
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=64, device="cpu", seed=0,
+                        policy_kwargs={"net_arch": hidden, "activation_fn": nn.ReLU})  # fmt: skip
+    assert list(model.observation_space.spaces) != list(ObsLayout(3).shapes)  # sorted: another order
+    with torch.no_grad():  # random weights, away from zero: every input counts
+        for param in model.policy.parameters():
+            param.add_(torch.randn_like(param))
+    (tmp_path / "old.zip").write_bytes(sb3_bytes(model))
+    (tmp_path / "new.zip").write_bytes(model_bytes(model))
+    assert "input_parts" in json.loads(zipfile.ZipFile(tmp_path / "new.zip").read("thirtyone.json"))
+    played = [
+        load_policy(tmp_path / "old.zip"),
+        load_policy(tmp_path / "new.zip"),
+        NumpyPolicy.from_sb3(model.policy),
+    ]
+    flat, as_dict = ThirtyOneEnv(3), gym.make("ThirtyOne-v1", num_players=3, obs_encoding="dict")
+    for seed in range(5):
+        x, _ = flat.reset(seed=seed)
+        d, _ = as_dict.reset(seed=seed)
+        with torch.no_grad():
+            t, _ = model.policy.obs_to_tensor(d)
+            features = model.policy.extract_features(t, model.policy.pi_features_extractor)
+            sb3 = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features))[0].numpy()
+        for policy in played:
+            np.testing.assert_allclose(policy.logits(x), sb3, rtol=1e-5, atol=1e-4)
+    player = agents.from_spec(f"ppo:path={tmp_path / 'old.zip'}")
+    player.check_table(3, Rules())
+    assert player.obs_encoding == "flat"
+
+
+def test_a_dict_model_naming_a_part_the_encoding_lacks_is_refused(tmp_path):
     model = tiny_model("Tanh", "dict")
-    for name, raw in (("old.zip", sb3_bytes(model)), ("new.zip", model_bytes(model))):
-        (tmp_path / name).write_bytes(raw)
-        with pytest.raises(
-            ValueError, match=rf"cannot load model .*{name}: .*only policies on the flat encoding"
-        ):
-            load_policy(tmp_path / name)
+    raw = model_bytes(model)
+    description = json.loads(zipfile.ZipFile(io.BytesIO(raw)).read("thirtyone.json"))
+    description["input_parts"][0][0] = "opponents_hands"
+    (tmp_path / "m.zip").write_bytes(rewrite(raw, {"thirtyone.json": json.dumps(description).encode()}))
+    with pytest.raises(ValueError, match=r"m.zip: .*reads a dict observation part 'opponents_hands'"):
+        load_policy(tmp_path / "m.zip")
+    description["input_parts"] = "all"
+    (tmp_path / "m.zip").write_bytes(rewrite(raw, {"thirtyone.json": json.dumps(description).encode()}))
+    with pytest.raises(ValueError, match=r"m.zip: .*names no input_parts"):
+        load_policy(tmp_path / "m.zip")
 
 
 def test_check_spec_builds_no_player_and_reads_no_model(tmp_path):

@@ -318,6 +318,25 @@ def test_train_runs_on_the_batched_env(tmp_path):
     assert (tmp_path / "vb" / "final_model.zip").exists()
 
 
+def test_a_run_on_the_dict_encoding_is_evaluated_and_its_model_played(tmp_path):
+    """``--obs-encoding dict`` (``MultiInputPolicy``): its evaluations play the policy on
+    the flat encoding (the same network), and evaluate.py plays its best model."""
+    args = list(TINY)
+    args[args.index("--opponents") + 1] = "greedy"
+    done = run_train("--run-name", "d", "--runs-dir", str(tmp_path), *args, "--obs-encoding", "dict")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader((tmp_path / "d" / "evaluations.csv").open()))
+    assert [int(r["timesteps"]) for r in rows][0] == 0 and len(rows) >= 2
+    model = tmp_path / "d" / "best_model.zip"
+    played = subprocess.run(
+        [sys.executable, "evaluate.py", "--players", f"ppo:path={model}", "greedy", "greedy", "greedy",
+         "--games", "4", "--out", str(tmp_path / "ev")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert (tmp_path / "ev" / "results.json").exists()
+
+
 def test_the_demonstrations_are_kept_in_the_run_folder(tiny_run):
     """The imitation data is saved (so other losses can be tried without collecting
     again): every teacher action is legal under its recorded mask."""

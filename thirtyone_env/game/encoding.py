@@ -94,6 +94,16 @@ from thirtyone_env.game.engine import CARRY, CHOOSE, CONTINUE, DISCARD, DRAW, RO
 from thirtyone_env.game.rules import Rules
 
 ENCODINGS = ("flat", "dict")
+#: Every part a layout may have, in the order of the flat encoding (a layout holds
+#: those its table has, in this order). A network that reads the dict encoding's parts
+#: in another order (SB3's ``MultiInputPolicy`` joins them in the dict space's sorted
+#: key order) is played on the flat encoding by putting its inputs in this order.
+PART_ORDER = (
+    "hand", "drawn", "top_discard", "dead_cards", "discard_history", "known_cards", "phase",
+    "knocker", "dealer", "lives", "active", "stock_size", "turn", "hand_values", "discard_values",
+    "hand_slots", "table_cards", "table_hidden", "choice", "muck", "variant_phase", "move_values",
+    "score", "pot", "opponent_history",
+)  # fmt: skip
 TURN_SCALE = 20
 HISTORY_FEATURES = 6  #: numbers per opponent in ``opponent_history``
 HISTORY_ROUNDS = 10  #: ``opponent_history``'s round count is rounds / this (capped at 1)
