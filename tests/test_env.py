@@ -235,19 +235,32 @@ def test_bad_arguments_name_the_problem(kwargs, match):
         ThirtyOneEnv(**kwargs)
 
 
-def test_sb3_make_vec_env_works_with_its_default_render_mode():
-    """SB3's ``make_vec_env`` asks every env for ``render_mode="rgb_array"``: as with
-    Gymnasium's own envs, a mode the env lacks gets a warning and no rendering."""
+def test_sb3_make_vec_env_renders_frames_for_its_default_render_mode():
+    """SB3's ``make_vec_env`` asks every env for ``render_mode="rgb_array"``: frames of
+    one size (the table as the agent's seat sees it, drawn), no warning; a mode the env
+    lacks gets Gymnasium's warning and no rendering."""
+    import warnings
+
     from stable_baselines3.common.env_util import make_vec_env
 
-    with pytest.warns(UserWarning, match="render_mode='rgb_array' is not supported"):
-        venv = make_vec_env("ThirtyOne-v0", n_envs=2, seed=3)
+    from thirtyone_env.envs.frames import FRAME_SIZE
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        venv = make_vec_env("ThirtyOne-v1", n_envs=2, seed=3)
     obs = venv.reset()
     assert obs.shape == (2, venv.observation_space.shape[0])
+    first = venv.envs[0].unwrapped.render()
+    assert first.shape == (*FRAME_SIZE, 3) and first.dtype == np.uint8 and first.min() < 100 < first.max()
     masks = np.stack(venv.env_method("action_masks"))
     obs, rewards, dones, infos = venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))
-    assert rewards.shape == (2,) and venv.envs[0].unwrapped.render() is None
+    after = venv.envs[0].unwrapped.render()
+    assert rewards.shape == (2,) and after.shape == first.shape and not np.array_equal(after, first)
     venv.close()
+    with pytest.warns(UserWarning, match="render_mode='rgb' is not supported"):
+        env = ThirtyOneEnv(render_mode="rgb")
+    env.reset(seed=0)
+    assert env.render() is None
 
 
 def test_bad_reset_options():

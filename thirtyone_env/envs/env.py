@@ -53,6 +53,7 @@ from thirtyone_env.envs.env_options import (
     choice,
     flag,
 )
+from thirtyone_env.envs.frames import text_frame
 from thirtyone_env.envs.kernel_games import CompiledGame
 from thirtyone_env.envs.spaces import dict_space, flat_space
 from thirtyone_env.game.actions import action_name, check_action_id, num_actions
@@ -98,9 +99,10 @@ class ThirtyOneEnv(gym.Env):
         illegal_action: ``"penalize"``: an illegal action ends the episode with reward
             -1 and ``info["illegal_action"]``; ``"raise"``: raise
             :class:`~thirtyone_env.game.engine.IllegalActionError`.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"``
-            (prints it every step); another mode (SB3's ``make_vec_env`` asks for
-            ``"rgb_array"``) gets a warning, as Gymnasium gives, and no rendering.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"``
+            (prints it every step) or ``"rgb_array"`` (the text as an image of one
+            size, for video recorders; SB3's ``make_vec_env`` asks for it); another
+            mode gets a warning, as Gymnasium gives, and no rendering.
         backend: ``"python"`` (the engine: every rule set and opponent, ``state``,
             round results in ``info``, ``render`` and ``save_record``) or ``"compiled"``
             (the numba kernels of :mod:`thirtyone_env.envs.vector`: the stock game with lives,
@@ -119,7 +121,7 @@ class ThirtyOneEnv(gym.Env):
     agent's seat must be in).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -145,8 +147,8 @@ class ThirtyOneEnv(gym.Env):
         self.obs_encoding = choice("obs_encoding", obs_encoding, ENCODINGS)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            # Gymnasium's behaviour for a mode an env lacks (SB3's make_vec_env asks for
-            # "rgb_array" by default): a warning, and render() shows nothing
+            # Gymnasium's behaviour for a mode an env lacks: a warning, and render()
+            # shows nothing
             gym.logger.warn(
                 f"render_mode={render_mode!r} is not supported (render modes: "
                 f"{self.metadata['render_modes']}): render() returns None"
@@ -176,8 +178,10 @@ class ThirtyOneEnv(gym.Env):
         self.backend = choice("backend", backend, BACKENDS)
         self._compiled = None
         if backend == "compiled":
-            if obs_encoding != "flat" or render_mode in self.metadata["render_modes"]:
+            if obs_encoding != "flat" or render_mode in ("ansi", "human"):
                 raise ValueError("backend='compiled' observes the flat encoding and does not render")
+            if render_mode == "rgb_array":  # what SB3's make_vec_env asks of every env
+                gym.logger.warn("backend='compiled' does not render: render() returns None")
             self._compiled = CompiledGame(
                 n, self.rules, self.opponents, seat, episode, reward, self.opponent_history
             )
@@ -404,8 +408,10 @@ class ThirtyOneEnv(gym.Env):
         )
         return str(write_lines(path, lines, replace=False))
 
-    def render(self) -> str | None:
-        if self.render_mode not in self.metadata["render_modes"]:
+    def render(self) -> str | np.ndarray | None:
+        """The table as the agent's seat sees it: text (``"ansi"``), printed
+        (``"human"``) or drawn as an image (``"rgb_array"``, :mod:`.frames`)."""
+        if self.render_mode not in self.metadata["render_modes"] or self._compiled is not None:
             return None  # no render mode, or one this env lacks (warned at construction)
         if self.state is None:
             gym.logger.warn("render() before reset(): nothing to show")
@@ -417,6 +423,8 @@ class ThirtyOneEnv(gym.Env):
         if self.render_mode == "human":
             print(text + "\n")
             return None
+        if self.render_mode == "rgb_array":
+            return text_frame(text)
         return text
 
 
