@@ -50,6 +50,7 @@ from thirtyone_env.harness.evaluation import (
     measured_luck,
     ratio_difference_ci,
     run_tournament,
+    within_win_range,
 )
 from thirtyone_env.harness.parallel import Backend
 
@@ -371,6 +372,9 @@ def table_row(
         )
     else:
         wins, lives = plain_wins, plain_lives
+    worth = effective_games(config.total_games, plain_wins, wins, config.deal_sets)
+    lives_worth = effective_games(config.total_games, plain_lives, lives, config.deal_sets)
+    wins, plain_wins = within_win_range(wins), within_win_range(plain_wins)
     return {
         "table": table.name,
         "opponents": list(table.opponents),
@@ -389,8 +393,8 @@ def table_row(
         "plain_lives_diff": plain_lives[0],
         "plain_lives_low": plain_lives[1],
         "plain_lives_high": plain_lives[2],
-        "effective_games": effective_games(config.total_games, plain_wins, wins),
-        "lives_effective_games": effective_games(config.total_games, plain_lives, lives),
+        "effective_games": worth,
+        "lives_effective_games": lives_worth,
         "candidate_win_rate": float(mine.wins.sum() / mine.games.sum()),
         "expert_win_rate": float(base.wins.sum() / base.games.sum()),
         "candidate_lives": _ratio(mine.lost, mine.rounds),

@@ -271,3 +271,13 @@ def test_the_ablation_benchmark_splits_lives_by_players_in_as_json():
     out = json.loads(done.stdout)
     assert [r["players_in"] for r in out["by_players_in"]] == [3, 2]
     assert out["games"] == 6
+
+
+def test_a_tiny_gauntlet_keeps_its_intervals_to_what_a_difference_can_be():
+    """Eight games (two deal sets): Student's t reaches far past ±100 points, so the
+    wins intervals are cut there, and no variance ratio of two numbers is stated."""
+    for row in run_gauntlet("random", 4, "standard", games=8, seed=1, tables=["greedy", "expert"]):
+        for key in ("wins", "plain_wins"):
+            assert -1.0 <= row[f"{key}_low"] <= row[f"{key}_diff"] <= row[f"{key}_high"] <= 1.0, row
+        assert row["deal_sets"] == 2
+        assert row["effective_games"] is None and row["lives_effective_games"] is None

@@ -704,6 +704,9 @@ def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> li
         lives_diff = paired_lives_difference(config, games, a, b, lives)
         plain = paired_difference(config, games, a, b, luck=False) if luck else diff
         plain_lives_diff = paired_lives_difference(config, games, a, b, plain_lives) if luck else lives_diff
+        worth = effective_games(total, plain, diff, config.deal_sets)
+        lives_worth = effective_games(total, plain_lives_diff, lives_diff, config.deal_sets)
+        diff, plain = within_win_range(diff), within_win_range(plain)
         out.append(
             {
                 "a": la,
@@ -721,22 +724,38 @@ def paired_differences(config: TournamentConfig, games: list[GameOutcome]) -> li
                 "plain_lives_diff": plain_lives_diff[0],
                 "plain_lives_low": plain_lives_diff[1],
                 "plain_lives_high": plain_lives_diff[2],
-                "effective_games": effective_games(total, plain, diff),
-                "lives_effective_games": effective_games(total, plain_lives_diff, lives_diff),
+                "effective_games": worth,
+                "lives_effective_games": lives_worth,
             }
         )
     return out
 
 
-def effective_games(games: int, plain: Sequence[float], corrected: Sequence[float]) -> float | None:
+#: Fewest deal sets whose two variances make a ratio worth stating (with fewer, each
+#: is a guess from a handful of numbers: 8 games said one estimate was worth 24,839).
+MIN_DEAL_SETS_WORTH = 10
+
+
+def effective_games(
+    games: int, plain: Sequence[float], corrected: Sequence[float], deal_sets: int
+) -> float | None:
     """Games of the plain estimate the corrected one is worth: ``games`` times the
     ratio of the variances, read from the widths of the two 95% intervals (the same
-    clusters); ``None`` where an interval has no width (identical players: no luck to
-    take out, and a corrected width of rounding alone)."""
+    ``deal_sets`` clusters); ``None`` where an interval has no width (identical
+    players: no luck to take out, and a corrected width of rounding alone) or the deal
+    sets are fewer than :data:`MIN_DEAL_SETS_WORTH`. Give the intervals as computed,
+    before :func:`within_win_range`."""
     plain_width, width = plain[2] - plain[1], corrected[2] - corrected[1]
-    if not (width > 0 and plain_width > 0):
+    if not (width > 0 and plain_width > 0) or deal_sets < MIN_DEAL_SETS_WORTH:
         return None
     return float(games * (plain_width / width) ** 2)
+
+
+def within_win_range(ci: Sequence[float]) -> tuple[float, float, float]:
+    """An interval of a difference of win rates cut to what such a difference can be,
+    -1 to +1 (Student's t over a few deal sets reaches far past both; the estimate
+    itself is left as measured)."""
+    return float(ci[0]), max(float(ci[1]), -1.0), min(float(ci[2]), 1.0)
 
 
 def paired_difference(
