@@ -140,3 +140,21 @@ def test_the_site_builds_strict(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     page = (tmp_path / "site" / "envs" / "single" / "index.html").read_text()
     assert "<!-- actions" not in page and "opponent_history" in page and "[0, 52)" in page  # tables made
+
+
+def test_the_tables_written_into_the_pages_are_those_of_the_code():
+    """The action, observation and route tables are written into the pages (they read
+    on GitHub too) by ``python docs/hooks.py``: each must be what the code gives now."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    pages = hooks.pages()
+    assert {p.name for p in pages} >= {"single.md", "vector.md", "pettingzoo.md", "web.md"}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert text.count("<!-- end -->") == len(hooks.MARKER.findall(text)), page
+        assert hooks.fill(text) == text, f"{page}: run python docs/hooks.py"
+    stale = "<!-- actions: standard -->\n| id | action |\n|---:|---|\n| 0 | `old` |\n<!-- end -->\n"
+    assert hooks.fill(stale) == f"<!-- actions: standard -->\n{hooks.actions_table('standard')}<!-- end -->\n"
