@@ -585,6 +585,18 @@ def test_a_tournament_that_fails_before_any_work_unit_leaves_nothing_that_refuse
     assert evaluate("--players", "greedy", "random", "--games", "4", "--out", str(out)).returncode == 0
 
 
+def test_a_player_that_calls_exit_is_named_and_ends_nothing_but_the_run(tmp_path):
+    """A player's ``sys.exit(3)`` in ``act`` is its own failure: one line naming it,
+    status 2, the folder gone (not the player's status with no word)."""
+    (tmp_path / "quits.py").write_text(
+        "import sys\nclass Quits:\n    def act(self, observation, action_mask):\n        sys.exit(3)\n"
+    )
+    out = tmp_path / "out"
+    r = evaluate("--players", "greedy", f"{tmp_path / 'quits.py'}:Quits", "--games", "4", "--out", str(out))
+    assert r.returncode == 2 and "raised SystemExit(3) in act" in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()
+
+
 def test_player_names_are_shown_as_given_not_read_as_markup(tmp_path):
     """Names with brackets (``ppo[v2]``, ``[/bold]``) are text: shown whole, no error."""
     names = ["--names", "[/bold]", "ppo[v2]"]

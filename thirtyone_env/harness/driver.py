@@ -84,7 +84,12 @@ def policy_move(
     seat = state.current
     obs = player_view(state, seat) if encoding == "view" else observe(state, seat, encoding, layout)
     mask = legal_mask(state)
-    action = policy.act(obs, mask)
+    try:
+        action = policy.act(obs, mask)
+    except SystemExit as e:  # a player's code may fail, not end the program that seats it
+        raise RuntimeError(
+            f"{who} in seat {seat} ({type(policy).__name__}) raised SystemExit({e.code!r}) in act"
+        ) from None
     try:
         a = move_id(action)
         if not (0 <= a < len(mask) and mask[a]):  # 1.5 is no move, not move 1
