@@ -139,7 +139,9 @@ def test_the_site_builds_strict(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     page = (tmp_path / "site" / "envs" / "single" / "index.html").read_text()
-    assert "<code>draw_stock</code>" in page and "opponent_history" in page and "[0, 52)" in page  # tables made
+    assert (
+        "<code>draw_stock</code>" in page and "opponent_history" in page and "[0, 52)" in page
+    )  # tables made
 
 
 def test_the_tables_written_into_the_pages_are_those_of_the_code():
