@@ -209,7 +209,7 @@ def remove_failed_start(run_dir: Path) -> None:
     useful = any((run_dir / "checkpoints").glob("*.zip")) or any(run_dir.glob("demonstrations*.npz"))
     if run_dir.is_dir() and not useful:
         shutil.rmtree(run_dir, ignore_errors=True)
-        print(f"train.py: removed {run_dir}: the run stopped before saving anything", file=sys.stderr)
+        print(f"removed {run_dir}: the run stopped before saving anything", file=sys.stderr)
 
 
 def set_aside_after(run_dir: Path, steps: int) -> None:
