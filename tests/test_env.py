@@ -263,6 +263,20 @@ def test_sb3_make_vec_env_renders_frames_for_its_default_render_mode():
     assert env.render() is None
 
 
+def test_frames_without_matplotlib_say_what_to_install(monkeypatch):
+    """A frame drawn where matplotlib cannot be imported is Gymnasium's
+    ``DependencyNotInstalled`` naming the package, not a bare import error."""
+    import sys
+
+    from gymnasium.error import DependencyNotInstalled
+
+    from thirtyone_env.envs.frames import text_frame
+
+    monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
+    with pytest.raises(DependencyNotInstalled, match="pip install matplotlib"):
+        text_frame("seat 0")
+
+
 def test_bad_reset_options():
     env = ThirtyOneEnv()
     with pytest.raises(ValueError, match="appears twice"):

@@ -10,6 +10,7 @@ Agg, no display needed), cut to the lines and columns a frame holds.
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.error import DependencyNotInstalled
 
 #: A frame's size in pixels (height, width): every frame of an env has this one.
 FRAME_SIZE = (480, 640)
@@ -19,8 +20,13 @@ MAX_LINES, MAX_COLUMNS = 24, 72
 
 def text_frame(text: str) -> np.ndarray:
     """``text`` drawn dark on light, as a ``FRAME_SIZE + (3,)`` uint8 array."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise DependencyNotInstalled(
+            'render_mode="rgb_array" draws with matplotlib, which is not installed: pip install matplotlib'
+        ) from error
 
     lines = [
         line if len(line) <= MAX_COLUMNS else line[: MAX_COLUMNS - 3] + "..." for line in text.splitlines()
