@@ -25,6 +25,7 @@ import argparse  # noqa: E402
 import dataclasses
 import math
 import os
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -94,6 +95,24 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         return action.help if action.default is None else super()._get_help_string(action)
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: a non-negative integer, or ``random`` for a seed drawn from the
+    operating system's entropy (printed, so the games can be played again)."""
+    if text.strip() == "random":
+        seed = secrets.randbits(63)
+        print(f"{PROG}: seed {seed} (drawn at random; --seed {seed} plays these games again)", flush=True)
+        return seed
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a non-negative integer or 'random', got {text!r}"
+        ) from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer or 'random', got {seed}")
+    return seed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -169,7 +188,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="standard",
         help=f"rules preset: {sorted(PRESETS)}, or house rules PRESET:OPTION=VALUE,... (standard:lives=5,knock_from_turn=2)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed",
+        type=seed_arg,
+        default=0,
+        help="the games' seed: the same seed plays the same games (default: 0); 'random': a "
+        "63-bit seed from the operating system, printed, so that no player can know or search "
+        "it to work out the decks (seat code you do not trust only with it)",
+    )
     p.add_argument(
         "--workers",
         type=int,
@@ -262,8 +288,6 @@ def check_counts(
             "(or split the run into runs with different --seed values)"
         )
     check_backend(parser, args)
-    if args.seed < 0:
-        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
 
 
 def check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -2,6 +2,7 @@
 statistics on known cases, and evaluate.py's output and error paths."""
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -183,7 +184,7 @@ run_cli = run_evaluate
         (["--players", "greedy", "greedy", "greedy", "--rules", "blitz31"], "seats=4"),
         (["--players", "greedy:knock_at=abc", "greedy"], "option 'knock_at' takes a number"),
         (["--players", "search:worlds=lots", "greedy"], "option 'worlds' takes an integer"),
-        (["--players", "greedy", "greedy", "--seed", "-1"], "--seed must be a non-negative integer"),
+        (["--players", "greedy", "greedy", "--seed", "-1"], "--seed: must be a non-negative integer"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "README.md")], "is not a results folder"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "notebooks")], "is not a results folder"),
         (["--players", "greedy", "greedy", "--names", "a"], "--names: 1 names given for 2 players"),
@@ -195,6 +196,31 @@ def test_bad_input_exits_2_with_a_clear_message(args, message):
     assert r.returncode == 2
     assert message in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_random_seed_is_drawn_printed_and_plays_the_same_games_again(tmp_path):
+    """``--seed random`` draws a 63-bit seed no player can guess, prints it, and that
+    seed given back plays the same games."""
+    r = run_cli(
+        "--players", "greedy", "random", "--games", "8", "--seed", "random", "--out", str(tmp_path / "a")
+    )
+    assert r.returncode == 0, r.stderr
+    seed = int(re.search(r"seed (\d+) \(drawn at random; --seed \1 plays these games again\)", r.stdout)[1])
+    first = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert first["config"]["seed"] == seed and 0 <= seed < 2**63
+    again = run_cli(
+        "--players", "greedy", "random", "--games", "8", "--seed", str(seed), "--out", str(tmp_path / "b")
+    )
+    assert again.returncode == 0, again.stderr
+    second = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert second["players"] == first["players"]
+    other = run_cli(
+        "--players", "greedy", "random", "--games", "8", "--seed", "random", "--out", str(tmp_path / "c")
+    )
+    assert (
+        other.returncode == 0
+        and json.loads((tmp_path / "c" / "results.json").read_text())["config"]["seed"] != seed
+    )
 
 
 def test_display_names_label_every_table_and_long_names_are_never_cut(tmp_path):

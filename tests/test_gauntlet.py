@@ -146,7 +146,7 @@ def test_the_command_writes_a_results_folder_and_never_replaces_it(tmp_path):
         (["--gauntlet", "greedy", "--seats", "10"], "--seats 10: num_players=10 is not allowed"),
         (["--gauntlet", "greedy", "--rules", "blitz31", "--seats", "3"], "seats=4"),
         (["--gauntlet", "greedy", "--games", "0"], "--games must be at least 1"),
-        (["--gauntlet", "greedy", "--seed", "-1"], "--seed must be a non-negative integer"),
+        (["--gauntlet", "greedy", "--seed", "-1"], "--seed: must be a non-negative integer"),
         (["--gauntlet", "greedy", "--tables", "experts"], "unknown gauntlet table 'experts' at 4 seats"),
         (
             ["--gauntlet", "greedy", "--seats", "2", "--tables", "mixed"],

@@ -7,7 +7,11 @@ later deal and reshuffle. :func:`players_generator` instead seeds a second PCG64
 generator from a hash of the table generator's state: the table's generator is not
 advanced (the cards dealt under a seed are those of a table whose players draw
 nothing), and what a player holds is 128 bits hashed from 256, from which the
-table's state cannot be read back. The compiled kernels derive their players'
+table's state cannot be read back. It tells a player nothing a seed it knows would not:
+the decks of a seeded table follow from the seed, so a player that knows the seed, or
+can try every small one (against this generator or its first hand), knows them; a
+table of players not trusted with that needs a seed nobody can guess
+(``evaluate.py --seed random``, the web table's secret seeds). The compiled kernels derive their players'
 generator with the same arithmetic (``batch_rng.derive_players``), so both backends
 play the same games.
 """
