@@ -254,7 +254,8 @@ def test_make_vec_gives_the_batched_env_with_the_same_games():
 @pytest.mark.parametrize(("rules", "n"), [("standard", 4), ("pagat", 3)])
 def test_a_loaded_engine_state_shows_the_same_view_and_moves(rules, n):
     """``KernelGames.load_state`` puts a round in progress into a row: the seat to act
-    sees there the view and legal moves the engine gives it."""
+    sees there the view and legal moves the engine gives it, and the round counts as
+    dealt to every seat still in."""
     from conftest import random_moves
 
     from thirtyone_env.envs import batch_kernels as K
@@ -279,6 +280,8 @@ def test_a_loaded_engine_state_shows_the_same_view_and_moves(rules, n):
         if s.phase > 1:
             continue
         games.load_state(0, s, s.current)
+        loaded = games.summary(0)
+        assert loaded["rounds_played"] == tuple(int(a) for a in s.active) and not any(loaded["lives_lost"])
         rows = np.zeros(1, dtype=np.int64)
         K.seat_masks(games.g, games.seat_i, games.hands, games.R, rows, games.ext_masks)
         K.seat_views(

@@ -428,8 +428,9 @@ class KernelGames:
         or a discard) into game ``i``, ``seat`` as its learning seat, ``rng``'s state
         (if given) as its generator, and its players' generator seeded from it: the
         kernels play on from there as the engine would (search players roll sampled
-        worlds out this way). Seats' rounds and lives lost so far start at zero; the game ends with this round (``episode="round"``) or
-        the game, as the games were built."""
+        worlds out this way). The round in progress counts as one dealt to every seat
+        still in (``rounds_played``), lives lost start at zero; the game ends with this
+        round (``episode="round"``) or the game, as the games were built."""
         rules = s.rules
         if rules != self.rules or s.num_players != self.num_players:
             raise ValueError(
@@ -454,7 +455,7 @@ class KernelGames:
         self.hands[i] = -1
         for p in range(self.num_players):
             si[p, K.S_LIVES], si[p, K.S_ACTIVE], si[p, K.S_TURNS] = s.lives[p], s.active[p], s.player_turns[p]
-            si[p, K.S_HLEN] = len(s.hands[p])
+            si[p, K.S_HLEN], si[p, K.S_ROUNDS] = len(s.hands[p]), s.active[p]
             si[p, K.S_TALLY : K.S_TALLY + len(s.tally[p])] = s.tally[p]
             self.hands[i, p, : len(s.hands[p])] = s.hands[p]
             self.known[i, p] = s.known[p]
