@@ -612,6 +612,13 @@ def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
     sweep.write_text(json.dumps({"base": {"imitate": f"{tmp_path / 'evil.py'}:X"}}))
     with pytest.raises(ValueError, match="the sweep file .* names a player that runs code"):
         Sweep.read(sweep)
+    for varied in (
+        {"grid": {"opponents": [f"{tmp_path / 'evil.py'}:X"]}},
+        {"sample": {"eval_opponents": {"choice": ["expert", f"{tmp_path / 'evil.py'}:X"]}}},
+    ):
+        sweep.write_text(json.dumps({"name": "s", **varied}))
+        with pytest.raises(ValueError, match="the sweep file .* names a player that runs code"):
+            Sweep.read(sweep)
     assert not (tmp_path / "CODE_RAN").exists()
 
 

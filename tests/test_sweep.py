@@ -207,6 +207,14 @@ def test_a_sweep_that_goes_on_refuses_bad_records_before_ray_starts(tmp_path, na
         ({"name": "x", "metric": "reward"}, "metric 'reward'"),
         ({"name": "x", "samples": 0}, "samples must be"),
         ({"name": "x", "colour": 1}, "unknown keys"),
+        ({"name": "x", "sample": {"ent_coef": {"uniform": ["a", 1]}}}, "two numbers with low < high"),
+        ({"name": "x", "sample": {"ent_coef": {"uniform": None}}}, "two numbers with low < high"),
+        (
+            {"name": "x", "sample": {"n_epochs": {"randint": [1, 4.5]}}},
+            "randint takes [low, high], two integers",
+        ),
+        ({"name": "../escape"}, "is not a file or folder name"),
+        ({"name": "/tmp/escape"}, "is not a file or folder name"),
     ],
 )
 def test_bad_sweep_files_are_refused_before_ray_starts(tmp_path, sweep, message):

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_value
+from thirtyone_env.harness.files import FolderLock, atomic_write, check_name, check_writable_dir, json_value
 from training.config import TrainConfig
 from training.evaluations import read_evaluations
 from training.run_folder import checkpoint_steps, last_checkpoint
@@ -68,6 +68,11 @@ METRICS = {"win_rate": "max", "lives_lost_per_round": "min"}
 SAMPLERS = ("uniform", "loguniform", "randint", "choice")
 #: fields a sweep sets for each trial itself
 PER_TRIAL = ("run_name", "runs_dir")
+
+
+def _is_number(value: Any) -> bool:
+    """A finite JSON number (not a boolean)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,7 @@ class Sweep:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError("the sweep file needs a 'name' (its folder)")
+        check_name(self.name, "the sweep's 'name' (its folder under runs_dir)")
         for key in ("base", "grid", "sample"):
             if not isinstance(getattr(self, key), dict):
                 raise ValueError(f"'{key}' must be an object of TrainConfig fields")
@@ -113,8 +119,12 @@ class Sweep:
                     f"sample {name!r} must be one of {{sampler: args}} with a sampler of {SAMPLERS}"
                 )
             kind, args = next(iter(sampler.items()))
-            if kind != "choice" and not (isinstance(args, list) and len(args) == 2 and args[0] < args[1]):
-                raise ValueError(f"sample {name!r}: {kind} takes [low, high] with low < high")
+            if kind != "choice" and not (
+                isinstance(args, list) and len(args) == 2 and all(map(_is_number, args)) and args[0] < args[1]
+            ):
+                raise ValueError(f"sample {name!r}: {kind} takes [low, high], two numbers with low < high")
+            if kind == "randint" and not all(isinstance(a, int) for a in args):
+                raise ValueError(f"sample {name!r}: randint takes [low, high], two integers")
             if kind == "choice" and not (isinstance(args, list) and args):
                 raise ValueError(f"sample {name!r}: choice takes a non-empty list")
             if kind == "loguniform" and args[0] <= 0:

@@ -35,20 +35,35 @@ NOT_PLAYERS = frozenset({"", "model"})
 
 def code_specs(data: Any) -> list[str]:
     """Every player spec under :data:`SPEC_KEYS` anywhere in ``data`` (nested mappings
-    and lists, as TOML and JSON give them) that runs code: not a built-in player."""
+    and lists, as TOML and JSON give them), in whatever list or mapping the key's value
+    holds it, that runs code: not a built-in player."""
     found: list[str] = []
     stack = [data]
     while stack:
         item = stack.pop()
         if isinstance(item, Mapping):
             for key, value in item.items():
-                if key in SPEC_KEYS and isinstance(value, str):
-                    found += [s for s in _specs(value) if _runs_code(s)]
+                if key in SPEC_KEYS:
+                    found += [s for text in _strings(value) for s in _specs(text) if _runs_code(s)]
                 elif isinstance(value, Mapping | list | tuple):
                     stack.append(value)
         elif isinstance(item, list | tuple):
             stack.extend(v for v in item if isinstance(v, Mapping | list | tuple))
     return found
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string in ``value``: itself, or the leaves of the lists and mappings it holds
+    (a sweep's grid lists a key's values, its sample ``{"choice": [...]}``)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
 
 
 def _runs_code(spec: str) -> bool:
