@@ -259,3 +259,37 @@ def test_a_demonstrations_file_made_to_exhaust_memory_is_refused_before_it_is_re
     fine = _npz(tmp_path / "fine.npz", obs=rng.integers(0, 2, (2000, 100)).astype(np.float32),
                 masks=np.ones((2000, 56), bool), actions=np.zeros(2000, np.int64), returns=np.zeros(2000))  # fmt: skip
     assert len(Demonstrations.load(fine)) == 2000
+
+
+def test_a_damaged_or_unreadable_demonstrations_file_is_one_line_naming_it(tmp_path):
+    """A member whose compressed bytes are damaged, or stored by a method zipfile lacks,
+    is refused with the file's name, not zlib's or zipfile's traceback."""
+    import struct
+    import zipfile
+
+    from training.collection import read_demonstrations
+
+    rng = np.random.default_rng(1)
+    good = tmp_path / "good.npz"
+    np.savez_compressed(good, obs=rng.random((3000, 40)).astype(np.float32), masks=np.ones((3000, 56), bool),
+                        actions=np.zeros(3000, np.int64), returns=np.zeros(3000))  # fmt: skip
+    raw = good.read_bytes()
+    member = zipfile.ZipFile(good).getinfo("obs.npy")
+    name_len, extra_len = struct.unpack("<HH", raw[member.header_offset + 26 : member.header_offset + 30])
+    start = member.header_offset + 30 + name_len + extra_len
+    damaged = bytearray(raw)
+    for k in range(start + 2000, start + 2060):
+        damaged[k] ^= 0x5A
+    method = bytearray(raw)
+    struct.pack_into("<H", method, member.header_offset + 8, 99)
+    central = raw.find(b"PK\x01\x02")
+    while central >= 0:
+        size = struct.unpack("<H", raw[central + 28 : central + 30])[0]
+        if raw[central + 46 : central + 46 + size] == b"obs.npy":
+            struct.pack_into("<H", method, central + 10, 99)
+        central = raw.find(b"PK\x01\x02", central + 4)
+    for name, data in (("damaged.npz", damaged), ("method.npz", method)):
+        path = tmp_path / name
+        path.write_bytes(bytes(data))
+        with pytest.raises(ValueError, match=f"cannot read demonstrations {path}"):
+            read_demonstrations(path)

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 import zipfile
+import zlib
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -278,7 +279,18 @@ def read_demonstrations(path: str | Path) -> Any:
 
     try:
         return Demonstrations.load(path)
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+    except (
+        OSError,
+        KeyError,
+        ValueError,
+        EOFError,
+        zipfile.BadZipFile,
+        zlib.error,
+        NotImplementedError,
+        RuntimeError,
+    ) as e:
+        # zlib.error: a damaged member; NotImplementedError: an unknown compression
+        # method; RuntimeError: an encrypted member
         raise ValueError(f"cannot read demonstrations {path}: {type(e).__name__}: {e}") from None
 
 

@@ -68,6 +68,7 @@ def check_sizes(path: Any) -> None:
     header is read."""
     import os
     import zipfile
+    import zlib
 
     try:
         with zipfile.ZipFile(path) as z:
@@ -90,8 +91,8 @@ def check_sizes(path: Any) -> None:
                         f"its {info.filename} declares {declared:,} bytes and holds {info.file_size:,}"
                     )
                 total += declared
-    except zipfile.BadZipFile as e:
-        raise ValueError(f"not a demonstrations file (.npz): {e}") from None
+    except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError) as e:
+        raise ValueError(f"not a demonstrations file (.npz): {type(e).__name__}: {e}") from None
     if total > MAX_DEMONSTRATION_BYTES:
         raise ValueError(
             f"its arrays would take {total / 2**30:.1f} GiB once read, more than the "
