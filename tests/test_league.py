@@ -134,6 +134,12 @@ def test_learning_curves_are_a_gauntlet_every_k_steps(tmp_path):
         assert sorted(r["table"] for r in rows if r["timesteps"] == step) == sorted(tables)
     assert (tmp_path / "cv" / "learning_curves.png").stat().st_size > 10_000
     assert "gauntlet/expert_wins_diff" in (tmp_path / "cv" / "logs" / "progress.csv").read_text()
+    curves = tmp_path / "cv" / "gauntlet.csv"
+    header = curves.read_text().splitlines()[0]
+    for damaged in (f"{header}\n{'9' * 200_000}\n".encode(), f"{header}\n".encode() + b"\xff\xfe\n"):
+        curves.write_bytes(damaged)
+        with pytest.raises(ValueError, match=f"{curves} is not a gauntlet curve file"):
+            read_curves(tmp_path / "cv")
 
 
 def test_population_share_splits_the_heuristic_draws_between_the_two_kinds():

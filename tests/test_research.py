@@ -420,6 +420,7 @@ def _job_row(**changed):
         ([_job_row(rollouts=3)], "another number of play-outs"),
         ([_job_row(own="<script>")], "no options' names"),
         ([_job_row(chosen="maybe")], "not True or False"),
+        ([_job_row(own="x" * 200_000)], "not a CSV table"),
         ([_job_row(turn=t) for t in range(19)], "it holds 19 decisions, not the job's 20"),
         ([_job_row(turn=t) for t in range(20)], None),
     ],

@@ -179,6 +179,11 @@ def test_a_sweep_killed_mid_trial_goes_on_as_if_uninterrupted(tmp_path):
         ("asha.json", "[1, 2]", "is not the record of what ASHA judged"),
         ("asha.json", '{"trial_00000": {"evaluations": "3"}}', "is not the record of what ASHA judged"),
         ("trial_00000/evaluations.csv", "timesteps,win_rate\nx,0.5\n", "is not an evaluation row"),
+        (
+            "trial_00000/evaluations.csv",
+            f"timesteps,win_rate\n1,{'9' * 200_000}\n",
+            "is not an evaluations file",
+        ),
     ],
 )
 def test_a_sweep_that_goes_on_refuses_bad_records_before_ray_starts(tmp_path, name, text, message):

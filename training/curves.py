@@ -70,14 +70,17 @@ def read_curves(run_dir: Path, upto: int | None = None) -> list[dict[str, Any]]:
     path = run_dir / CURVES
     if not path.exists():
         return []
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames is None or list(reader.fieldnames) != list(FIELDS):
-            raise ValueError(f"{path} is not a gauntlet curve file (columns {reader.fieldnames})")
-        try:
-            rows = [{k: (v if k == "table" else float(v)) for k, v in row.items()} for row in reader]
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"{path}: a row that is not numbers ({e})") from None
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames is None or list(reader.fieldnames) != list(FIELDS):
+                raise ValueError(f"{path} is not a gauntlet curve file (columns {reader.fieldnames})")
+            try:
+                rows = [{k: (v if k == "table" else float(v)) for k, v in row.items()} for row in reader]
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"{path}: a row that is not numbers ({e})") from None
+    except (csv.Error, UnicodeDecodeError) as e:  # a NUL byte, a field over csv's limit, not UTF-8
+        raise ValueError(f"{path} is not a gauntlet curve file ({e})") from None
     for row in rows:
         row["timesteps"] = int(row["timesteps"])
     return [r for r in rows if upto is None or r["timesteps"] <= upto]

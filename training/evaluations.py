@@ -179,8 +179,11 @@ def read_evaluations(run_dir: Path) -> list[dict[str, str]]:
     path = run_dir / EVALUATIONS
     if not path.exists():
         return []
-    with path.open(newline="") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (csv.Error, UnicodeDecodeError) as e:  # a NUL byte, a field over csv's limit, not UTF-8
+        raise ValueError(f"{path} is not an evaluations file this script wrote ({e})") from None
     for k, row in enumerate(rows, 2):
         try:
             missing = [name for name in EVAL_FIELDS if row.get(name) is None]

@@ -177,13 +177,15 @@ def _check_rows(rows: list[tuple], config: StudyConfig, job: int) -> None:
 
 def read_rows(text: str) -> list[tuple]:
     """Rows written by :func:`write_rows`; ``ValueError`` if the text is not such a table."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if header is None or tuple(header) != COLUMNS:
+    try:
+        lines = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:  # a NUL byte, a field over csv's limit
+        raise ValueError(f"it is not a CSV table ({e})") from None
+    if not lines or tuple(lines[0]) != COLUMNS:
         raise ValueError(f"its header is not {','.join(COLUMNS)}")
     types = [_TYPES.get(c, int) for c in COLUMNS]
     out = []
-    for line in reader:
+    for line in lines[1:]:
         if len(line) != len(COLUMNS):
             raise ValueError(f"a row has {len(line)} fields, not {len(COLUMNS)}")
         try:
