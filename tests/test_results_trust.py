@@ -533,6 +533,11 @@ def test_a_record_run_never_takes_over_an_interrupted_tournament(tmp_path):
     )
     refused(r, "holds an interrupted tournament with other options")
     assert (out / "partial" / "unit_000000.json").read_text() == "[]" and not (tmp_path / "r").exists()
+    (out / "tournament.json").write_text("[" * 200_000 + "]" * 200_000)
+    refused(
+        evaluate("--players", "random", "greedy", "--games", "4", "--out", str(out)),
+        "cannot read its tournament.json",
+    )
 
 
 def test_the_default_results_folder_goes_on_with_an_interrupted_run_of_the_same_command(tmp_path):

@@ -303,6 +303,19 @@ def test_a_config_that_is_not_an_object_is_named(finished, tmp_path, capsys):
     assert "is not a run config (it is not a JSON object)" in capsys.readouterr().err
 
 
+def test_a_damaged_steps_record_is_refused_before_any_step_runs(finished, tmp_path, capsys):
+    """``steps.json`` is checked when the resume is: a run whose steps would start again
+    never fits a model first and fails on the record after."""
+    for text in ("[1]", "[" * 100_000, '{"imitation": {"seconds": "long"}}'):
+        run = copy_run(finished, tmp_path / str(len(text)))
+        (run / "steps.json").write_text(text)
+        before = sorted(p.name for p in run.rglob("*"))
+        assert main("--resume", str(run)) == 2
+        err = capsys.readouterr().err
+        assert f"{run / 'steps.json'} is not the record of the steps this program wrote" in err, err
+        assert sorted(p.name for p in run.rglob("*")) == before
+
+
 # -- 7: --imitate-from files are checked before the run folder is made ---------------------
 
 

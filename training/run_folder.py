@@ -132,12 +132,35 @@ def write_new_run(config: TrainConfig) -> None:
     atomic_write(config.run_dir / VERSIONS, json.dumps(library_versions(), indent=2))
 
 
+def read_steps(run_dir: Path) -> dict[str, Any]:
+    """The run's ``steps.json`` (empty when none): ``ValueError`` naming the file when it
+    is not what :func:`record_step` writes, so that a resume refuses it before any step
+    runs, not after."""
+    path = run_dir / STEPS
+    if not path.exists():
+        return {}
+    try:
+        steps = json_value(path.read_bytes())
+        if not isinstance(steps, dict) or not all(
+            isinstance(figures, dict)
+            and all(
+                v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+                for v in figures.values()
+            )
+            for figures in steps.values()
+        ):
+            raise ValueError("not an object of steps, each an object of its figures")
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path} is not the record of the steps this program wrote: {e}") from None
+    return steps
+
+
 def record_step(run_dir: Path, step: str, stats: dict[str, float], seconds: float) -> None:
     """Add one step's figures (what it printed, and its time) to the run's ``steps.json``,
     atomically: a console piped away or cut short does not lose them. The steps run once,
     at the run's start (a run started again from its beginning writes them again)."""
+    steps = read_steps(run_dir)
     path = run_dir / STEPS
-    steps = json.loads(path.read_text()) if path.exists() else {}
     figures = {k: None if np.isnan(v) else float(v) for k, v in stats.items()}  # JSON has no NaN
     steps[step] = {**figures, "seconds": round(seconds, 1)}
     atomic_write(path, json.dumps(steps, indent=2) + "\n")
@@ -190,6 +213,10 @@ def stored_config(run_dir: Path, given: dict[str, Any], allow_code: bool = False
             config = dataclasses.replace(config, runs_dir=str(where.parent), run_name=where.name)
     except ValueError as e:
         raise ValueError(f"cannot resume: {stored_path}: {e}") from None
+    try:
+        read_steps(run_dir)
+    except ValueError as e:
+        raise ValueError(f"cannot resume: {e}") from None
     return config
 
 
@@ -197,7 +224,7 @@ def store_operational(config: TrainConfig) -> None:
     """Record in the run's config.json how far a resumed run now goes (the only fields
     a resume may change), once the resume is known to go ahead."""
     path = config.run_dir / CONFIG
-    stored = json.loads(path.read_text())
+    stored = json_value(path.read_text())
     changed = {k: getattr(config, k) for k in OPERATIONAL if stored.get(k) != getattr(config, k)}
     if changed:
         atomic_write(path, json.dumps({**stored, **changed}, indent=2))

@@ -295,7 +295,7 @@ def judged_trials(folder: Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     try:
-        judged = json.loads(path.read_text())
+        judged = json_value(path.read_bytes())
         if not isinstance(judged, dict) or not all(
             isinstance(v, dict)
             and isinstance(v.get("evaluations"), int)

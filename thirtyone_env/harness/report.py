@@ -32,7 +32,14 @@ from thirtyone_env.harness.evaluation import (
     lost_label,
     player_labels,
 )
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_writable_dir, json_text, make_dir
+from thirtyone_env.harness.files import (
+    FolderLock,
+    atomic_write,
+    check_writable_dir,
+    json_text,
+    json_value,
+    make_dir,
+)
 
 PLOTS = ("knock_values.png", "knock_success.png", "suit_switches_by_turn.png")
 
@@ -198,7 +205,7 @@ def check_run(out_dir: Path, kind: str, options: dict[str, Any]) -> bool:
     marker = out_dir / marker_name
     if marker.exists():
         try:
-            theirs = json.loads(marker.read_text())
+            theirs = json_value(marker.read_bytes())
         except (OSError, ValueError) as e:
             raise ValueError(f"--out {out_dir}: cannot read its {marker_name} ({e})") from None
         want = json.loads(json.dumps(options))
