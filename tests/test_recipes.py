@@ -64,12 +64,12 @@ def test_a_recipe_runs_its_steps_in_their_folders_and_reports_each(tmp_path, cap
     assert [s["pass"] for s in state["steps"]] == ["1_imitation", "2_improvement"]
     # each step's model against the model it started from, at the report table
     first, second = state["steps"]
-    assert first["model_in"] == str(run / "steps" / "0_start" / "best_model.zip")
+    assert first["model_in"] == "steps/0_start/best_model.zip"  # relative: the folder may move
     assert second["model_in"] == (first["model"] if first["kept"] else first["model_in"])
     for step in state["steps"]:
         [row] = step["rows"]
         assert row["table"] == "greedy x1" and row["games"] == 60
-    assert (run / "best_model.zip").read_bytes() == Path(state["model"]).read_bytes()
+    assert (run / "best_model.zip").read_bytes() == (run / state["model"]).read_bytes()
     report = (run / "report.md").read_text()
     assert "| 1_imitation | greedy x1 | 60 |" in report and "| 2_improvement | improvement |" in report
     assert (run / "report.png").read_bytes()[:4] == b"\x89PNG"
@@ -150,6 +150,7 @@ def test_a_resume_refuses_a_state_file_it_did_not_write(tmp_path, capsys):
         "seconds as text": {**good, "seconds": "abc"},
         "a model outside the run": {**good, "start": str(foreign), "model": str(foreign)},
         "a step's model outside": {**good, "steps": [{**good["steps"][0], "model": str(foreign)}]},
+        "a relative model outside": {**good, "steps": [{**good["steps"][0], "model": "../foreign.zip"}]},
         "a row that is no row": {**good, "steps": [{**good["steps"][0], "rows": [{"wins_diff": "x"}]}]},
         "unknown field": {**good, "run": "x"},
     }
@@ -169,6 +170,9 @@ def test_a_resume_refuses_a_state_file_it_did_not_write(tmp_path, capsys):
         assert (run / "best_model.zip").read_bytes() == best, name
     (run / "recipe.json").write_text(json.dumps(good))
     assert train("--resume", str(run), "--report-games", "0") == 0
+    moved = tmp_path / "moved"
+    run.rename(moved)  # the state names its models relative to the folder: it resumes there
+    assert train("--resume", str(moved), "--report-games", "0") == 0, capsys.readouterr().err
 
 
 def test_a_resumed_recipe_keeps_its_time_limit_less_the_time_spent(tmp_path, capsys):

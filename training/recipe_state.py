@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ class StateError(ValueError):
 
 def read_state(root: Path, start: str | None) -> dict[str, Any]:
     """The run's state (``{}`` before its first start), checked; ``start``: the model
-    the recipe names as its start (resolved), None when it trains its own."""
+    the recipe names as its start (resolved), None when it trains its own. Model paths
+    come back absolute (those the file holds relative to the folder, joined to it)."""
     path = root / STATE
     if not path.exists():
         return {}
@@ -46,14 +48,47 @@ def read_state(root: Path, start: str | None) -> dict[str, Any]:
         state = json_value(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
         raise StateError(f"{path} is not a recipe run's state file: {e}") from None
-    problem = _problem(state, root.resolve(), start)
+    where = root.resolve()
+    state = _paths(state, lambda text: text if Path(text).is_absolute() else str(where / text))
+    problem = _problem(state, where, start)
     if problem:
         raise StateError(f"{path} is not a state this program wrote: {problem}")
     return state
 
 
 def write_state(root: Path, state: dict[str, Any]) -> None:
-    atomic_write(root / STATE, json.dumps(state, indent=1))
+    """Write the state with its models inside the run folder as paths relative to it, so
+    that the folder resumes wherever it is moved (a start the recipe names elsewhere
+    stays as it is)."""
+    where = root.resolve()
+
+    def relative(text: str) -> str:
+        path = Path(text)
+        return (
+            path.relative_to(where).as_posix() if path.is_absolute() and path.is_relative_to(where) else text
+        )
+
+    atomic_write(root / STATE, json.dumps(_paths(state, relative), indent=1))
+
+
+def _paths(state: Any, change: Callable[[str], str]) -> Any:
+    """``state`` with ``change`` applied to each model path it holds (text only:
+    anything else is left for :func:`_problem` to name)."""
+    if not isinstance(state, dict):
+        return state
+
+    def one(value: Any) -> Any:
+        return change(value) if isinstance(value, str) else value
+
+    out = {k: one(v) if k in ("start", "model") else v for k, v in state.items()}
+    if isinstance(state.get("steps"), list):
+        out["steps"] = [
+            {k: one(v) if k in ("model", "model_in") else v for k, v in step.items()}
+            if isinstance(step, dict)
+            else step
+            for step in state["steps"]
+        ]
+    return out
 
 
 def _seconds(value: Any) -> bool:
