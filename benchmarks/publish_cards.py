@@ -13,13 +13,12 @@ script did not write is never replaced.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from agents.gauntlet import interval_text
-from thirtyone_env.harness.files import atomic_write
+from thirtyone_env.harness.files import atomic_write, json_value
 from training.card import markdown
 
 MARK = "<!-- written by benchmarks/publish_cards.py: run it again to change this page -->"
@@ -128,7 +127,14 @@ def main(argv: list[str] | None = None) -> int:
             path = folder / "card.json"
             if not path.is_file() or not (folder / "card.png").is_file():
                 raise ValueError(f"{folder}: no finished card (card.json and card.png) in it")
-            cards.append((folder.name, json.loads(path.read_text()), folder))
+            card = json_value(path.read_bytes())
+            try:  # every page and row made before anything is written
+                page(card, folder.name), index_row(card, folder.name)
+            except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+                raise ValueError(
+                    f"{path} is not a card evaluate.py --card wrote ({type(e).__name__}: {e})"
+                ) from None
+            cards.append((folder.name, card, folder))
         for name, _, _ in cards:
             for suffix in (".md", ".png"):
                 check_destination(args.docs / f"{name}{suffix}")

@@ -20,7 +20,7 @@ card goes on where it stopped.
 
 from __future__ import annotations
 
-import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +32,7 @@ from agents import gauntlet as gl
 from agents import portable
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.evaluation import TournamentConfig, ratings, run_tournament
-from thirtyone_env.harness.files import atomic_write, json_ready, json_text
+from thirtyone_env.harness.files import atomic_write, json_ready, json_text, json_value
 from thirtyone_env.harness.progress import counting
 
 #: The reference table of the rating: the player first, then these (as many as fit).
@@ -41,6 +41,13 @@ QUESTIONS = ("knock", "switch", "take")
 #: Fewer decisions of a question at a turn than this: the card gives no interval there.
 FEW = 10
 PARTS = "parts"
+#: Each part's fields (besides its ``seconds``) and their JSON types, checked when kept.
+PART_KEYS: dict[str, dict[str, Any]] = {
+    "gauntlet": {"rows": list},
+    "regret": {"questions": dict, "table": list},
+    "rating": {"table": list, "games": int, "rating": dict, "board": list},
+    "exploit": {"config": dict, "margin": dict, "games": int, "curve": list, "training_s": (int, float)},
+}
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,11 @@ def make(
     parts = out / PARTS
     parts.mkdir(parents=True, exist_ok=True)
     card: dict[str, Any] = {"config": {k: getattr(config, k) for k in config.__dataclass_fields__}}
+    kept = {
+        name: read_part(parts / f"{name}.json", name)
+        for name in PART_KEYS
+        if (parts / f"{name}.json").exists()
+    }
     for name, measure in (
         ("gauntlet", _gauntlet),
         ("regret", _regret),
@@ -132,8 +144,8 @@ def make(
         ("exploit", _exploit),
     ):
         path = parts / f"{name}.json"
-        if path.is_file():
-            card[name] = json.loads(path.read_text())
+        if name in kept:
+            card[name] = kept[name]
             say(f"card: {name} kept from an earlier start")
             continue
         say(f"card: {name}")
@@ -144,6 +156,28 @@ def make(
         card[name] = part
     card["seconds"] = sum(card[p]["seconds"] for p in ("gauntlet", "regret", "rating", "exploit"))
     return card
+
+
+def read_part(path: Path, name: str) -> dict[str, Any]:
+    """A part kept by an earlier start, checked before anything is measured:
+    ``ValueError`` naming the file when it is not a part this program wrote."""
+    try:
+        part = json_value(path.read_bytes())
+        if not isinstance(part, dict):
+            raise ValueError("it is not a JSON object")
+        seconds = part.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf:
+            raise ValueError(f"its 'seconds' is {seconds!r}")
+        for key, kind in PART_KEYS[name].items():
+            if not isinstance(part.get(key), kind) or isinstance(part.get(key), bool):
+                raise ValueError(
+                    f"its {key!r} is not {kind.__name__ if isinstance(kind, type) else 'a number'}"
+                )
+    except (OSError, ValueError) as e:
+        raise ValueError(
+            f"{path} is not a card part this program measured ({e}): remove it to measure the {name} again"
+        ) from None
+    return part
 
 
 def _gauntlet(config: CardConfig, out: Path, progress: bool) -> dict[str, Any]:
