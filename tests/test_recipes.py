@@ -342,6 +342,7 @@ BAD = [
     ('step = ["imitation"]\n' + TINY_TABLE, "step 1 is str, not a [[step]] table"),
     (TINY_TABLE + '[[step]]\nkind = ["imitation"]\n', "step 1: kind=['imitation'] is not a step"),
     ("x = " + "[" * 2000 + "]" * 2000 + "\n", "not a TOML file: nested too deep"),
+    (TINY_TABLE + '[[step]]\nkind = "imitation"\nname = ""\n', "step 1 (imitation): name is empty"),
 ]  # fmt: skip
 
 
@@ -637,6 +638,8 @@ def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
         (["--set", "imitation.seed=-3"], "seed=-3 must be 0.."),
         (["--workers", "9999"], "--workers must be at most the"),
         (["--time-limit", "-1"], "--time-limit must be 0 or more, got -1"),
+        (["--seed", "-1"], "--seed must be 0..4294967295, got -1"),
+        (["--set", "table.seed=4294967296"], "seed=4294967296 must be 0..4294967295"),
     ],
 )
 def test_out_of_range_options_are_named_before_any_training(tmp_path, capsys, args, named):

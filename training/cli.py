@@ -124,6 +124,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     """The recipe, its run folder, where it runs, and whether it resumes."""
     from training.recipe import RecipeError, default, read, with_settings
     from training.recipe_run import Placement, stored_recipe, stored_time_limit
+    from training.seeding import MAX_SEED
 
     place = Placement(
         workers=args.workers,
@@ -141,6 +142,8 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     ):
         if value is not None and not value >= 0:  # (a NaN is not 0 or more either)
             raise RecipeError(f"{flag} must be 0 or more, got {value}")
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        raise RecipeError(f"--seed must be 0..{MAX_SEED}, got {args.seed}")
     from thirtyone_env.harness.parallel import available_cpus
 
     if args.cluster == "local" and args.workers > available_cpus():
@@ -193,7 +196,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         settings.update({f"{s.name}.opponents": args.opponents for s in recipe.steps})
     if args.seed is not None:
         settings["table.seed"] = args.seed
-        settings.update({f"{s.name}.seed": args.seed + s.index for s in recipe.steps})
+        settings.update({f"{s.name}.seed": (args.seed + s.index) % (MAX_SEED + 1) for s in recipe.steps})
     if settings:
         recipe = with_settings(recipe, settings)
     runs = Path(args.runs_dir)

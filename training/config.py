@@ -21,7 +21,7 @@ from thirtyone_env.harness.driver import OBJECTIVES
 from thirtyone_env.harness.equity import check_win_objective
 from thirtyone_env.harness.files import check_name
 from thirtyone_env.harness.parallel import BACKENDS, Backend
-from training.seeding import RunSeeds
+from training.seeding import MAX_SEED, RunSeeds
 
 ACTIVATIONS = ("tanh", "relu")
 VEC_ENVS = ("auto", "subproc", "dummy", "batched")
@@ -60,8 +60,6 @@ REMOVED = {
 #: takes them from its command line, else the defaults, never from config.json, which
 #: runs stored before these fields existed lack); the results do not depend on them
 PLACEMENT = ("cluster", "ray_address", "workers")
-#: seeds numpy's legacy generator (which SB3 seeds) takes
-MAX_SEED = 2**32 - 1
 TYPE_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false"}
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from training.seeding import MAX_SEED
 from training.steps import MODEL, STEPS, Imitation, Step, option
 
 if sys.version_info >= (3, 11):
@@ -164,12 +165,12 @@ def _build(cls: type, values: dict[str, Any], where: str) -> Any:
     return cls(**typed)
 
 
-#: The bounds of the table's numbers (a seed as NumPy's seed sequences take it).
+#: The bounds of the table's numbers (a seed as train.py's runs take it).
 TABLE_BOUNDS = (
     ("report_games", 0, 10**7),
     ("report_most_games", 0, 10**7),
     ("torch_threads", 1, 1024),
-    ("seed", 0, 2**63 - 1),
+    ("seed", 0, MAX_SEED),
 )
 
 
@@ -207,6 +208,8 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
         where = f"{source}: step {k} ({kind})"
         for key, value in common.items():
             common[key] = _typed(value, COMMON_TYPES[key], f"{where}: {key}")
+        if common.get("name") == "":
+            raise RecipeError(f"{where}: name is empty (leave it out for the kind's own name)")
         name = common.get("name") or _numbered(kind, [s["kind"] for s in raw[: k - 1] if isinstance(s, dict)])
         if name in names:
             raise RecipeError(f"{where}: name={name!r} is taken by an earlier step")
@@ -219,8 +222,8 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
             value = getattr(step, f.name)
             if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_STEP_COUNT:
                 raise RecipeError(f"{where}: {f.name}={value} must be 0..{MAX_STEP_COUNT:,}")
-        if not 0 <= common.get("seed", 0) <= 2**63 - 1:
-            raise RecipeError(f"{where}: seed={common['seed']} must be 0..{2**63 - 1}")
+        if not 0 <= common.get("seed", 0) <= MAX_SEED:
+            raise RecipeError(f"{where}: seed={common['seed']} must be 0..{MAX_SEED}")
         repeat = common.get("repeat", 1)
         if not 1 <= repeat <= MAX_STEP_COUNT:
             raise RecipeError(f"{where}: repeat={repeat} must be at least 1")

@@ -30,6 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The largest run seed: the seeds numpy's legacy generator (which SB3 seeds) takes.
+MAX_SEED = 2**32 - 1
+
 #: Where the evaluation tables' seeds start above the run's seed.
 EVALUATION_OFFSET = 1000
 #: The league population's and the learning-curve gauntlet's seeds above the run's seed.
