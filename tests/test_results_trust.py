@@ -392,6 +392,24 @@ def test_deeply_nested_brackets_are_a_clear_error(tmp_path):
     assert r.returncode == 2 and f"{path}:2: nested too deeply" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_record_of_another_version_or_a_number_too_long_is_named_with_its_line(tmp_path):
+    rec, lines = recorded_heads_up()
+    head = json.loads(lines[0])
+    for version in (2, "1"):
+        path = write_lines(
+            tmp_path / f"v{version}.jsonl", [json.dumps({**head, "version": version}), *lines[1:]]
+        )
+        r = replay_cli(path)
+        assert r.returncode == 2 and f"{path}:1: a record of version {version!r}" in r.stderr, r.stderr
+    first = json.loads(lines[1])
+    text = (
+        json.dumps(first).replace('"dealer": ', '"dealer": ' + "9" * 5000 + "0 * ", 1).replace("0 * ", "", 1)
+    )
+    path = write_lines(tmp_path / "long.jsonl", [lines[0], text, *lines[2:]])
+    r = replay_cli(path)
+    assert r.returncode == 2 and f"{path}:2: not a JSON line" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_replay_streams_a_large_record(tmp_path, capsys):
     rec, lines = recorded_heads_up(1)
     path = write_lines(tmp_path / "big.jsonl", lines * 300)

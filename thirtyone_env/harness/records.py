@@ -322,7 +322,7 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
     for anything that is not a record line of a known type with its keys."""
     try:
         obj = json.loads(text)
-    except json.JSONDecodeError as e:
+    except ValueError as e:  # not JSON, or an integer of more digits than Python converts
         raise ValueError(f"{where}: not a JSON line ({e})") from None
     except RecursionError:
         raise ValueError(f"{where}: nested too deeply to be a record line") from None
@@ -340,6 +340,10 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
     for key, (fits, what) in KEY_SHAPES.items():
         if key in obj and key in (*REQUIRED_KEYS[kind], "round_no") and not fits(obj[key]):
             raise ValueError(f"{where}: the {kind!r} line's {key!r} must be {what}")
+    if kind == "game" and obj.get("version", VERSION) != VERSION:
+        raise ValueError(
+            f"{where}: a record of version {obj['version']!r}; this program reads version {VERSION}"
+        )
     return obj
 
 
