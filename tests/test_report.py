@@ -100,9 +100,23 @@ def test_a_step_worse_at_one_table_is_worse_even_where_it_is_better_at_another(t
     assert choose(models[:2], [trade], keep_worse=False) == ("start", tmp_path / "a")
     assert choose(models[:2], [trade], keep_worse=True) == ("improvement", tmp_path / "b")
     text = write_report(tmp_path, [trade, level], "start", 1000)
+    # each row says what its own intervals say; the step's line names where it was worse and better
     assert (
-        "**significantly worse** (better at another table)" in text and "| ppo | expert x3 | 1,000 |" in text
+        "| improvement | expert x3 | 1,000 | -4.0 [-6.0, -2.0]* | +0.0300 [+0.0200, +0.0400]* | **significantly worse** |"
+        in text
     )
+    assert (
+        "| improvement | greedy x3 | 1,000 | +5.0 [+3.0, +7.0]* | +0.0000 [-0.0100, +0.0100] | better |"
+        in text
+    )
+    assert (
+        "| ppo | expert x3 | 1,000 | +1.0 [-1.0, +3.0] | +0.0000 [-0.0100, +0.0100] | not resolved |" in text
+    )
+    assert "Significantly worse than its start: improvement (at expert x3; better at greedy x3)." in text
+    both = write_report(
+        tmp_path, [Verdict("x", [row("t", (0.05, 0.03, 0.07), (0.03, 0.02, 0.04))])], "start", 1000
+    )
+    assert "| **significantly worse** in one measure, better in the other |" in both
     assert "| wins | lives lost a round |" in text
     chips = write_report(tmp_path, [level], "ppo", 1000, rules="banking")
     assert "| wins | chips lost a round |" in chips and "chips scored count negative" in chips

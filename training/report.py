@@ -99,6 +99,22 @@ def _better(row: dict[str, Any]) -> bool:
     return row["wins_low"] > 0 or row["lives_high"] < 0
 
 
+def row_verdict(row: dict[str, Any]) -> str:
+    """What one table's row says on its own: significantly worse (in wins or in lives),
+    better, both (one measure each way), or not resolved."""
+    worse, better = _worse(row), _better(row)
+    if worse and better:
+        return "**significantly worse** in one measure, better in the other"
+    return "**significantly worse**" if worse else "better" if better else "not resolved"
+
+
+def _worse_where(v: Verdict) -> str:
+    """A worse step with the tables where it was worse (and better, if any)."""
+    worse = [row["table"] for row in v.rows if _worse(row)]
+    better = [row["table"] for row in v.rows if _better(row) and not _worse(row)]
+    return f"{v.step} (at {', '.join(worse)}{'; better at ' + ', '.join(better) if better else ''})"
+
+
 def resolved_row(
     after: str,
     before: str,
@@ -207,26 +223,18 @@ def write_report(
         "|---|---|---:|---|---|---|",
     ]
     for v in verdicts:
-        mixed = v.worse and any(map(_better, v.rows))
-        verdict = (
-            "**significantly worse** (better at another table)"
-            if mixed
-            else "**significantly worse**"
-            if v.worse
-            else "better"
-            if v.better
-            else "not resolved"
-        )
         for row in v.rows:
             wins = interval_text(row["wins_diff"], row["wins_low"], row["wins_high"], 100, 1)
             lives = interval_text(row["lives_diff"], row["lives_low"], row["lives_high"], 1, 4)
-            lines.append(f"| {v.step} | {row['table']} | {row['games']:,} | {wins} | {lives} | {verdict} |")
+            lines.append(
+                f"| {v.step} | {row['table']} | {row['games']:,} | {wins} | {lives} | {row_verdict(row)} |"
+            )
     if not verdicts:
         lines.append("| (no step to compare) | | | | | |")
     lines += ["", f"The run's model (`{MODEL}`) is the model of the step **{chosen}**."]
-    worse = [v.step for v in verdicts if v.worse]
+    worse = [_worse_where(v) for v in verdicts if v.worse]
     if worse:
-        lines.append(f"Significantly worse than its start: {', '.join(worse)}.")
+        lines.append(f"Significantly worse than its start: {'; '.join(worse)}.")
     lines += list(notes)
     text = "\n".join(lines) + "\n"
     atomic_write(run_dir / REPORT_MD, text)
