@@ -323,9 +323,17 @@ def test_the_http_api_describes_itself_behind_the_token(client):
     paths = set(schema["paths"])
     assert {"/api/options", "/api/games", "/api/games/{key}", "/api/games/{key}/move"} <= paths
     assert "/" not in paths and "/watch" not in paths  # pages, not API
-    assert "swagger" in client.get("/api/docs").text.lower()
+    page = client.get("/api/docs").text
+    assert "swagger" in page.lower() and "/api/openapi.json" in page
+    # Swagger UI's own files come from the table, not a CDN: the page works offline
+    linked = re.findall(r"""(?:src|href)=["']?([^"' >]+)""", page)
+    assert linked and all(url.startswith("/static/") for url in linked), linked
     anonymous = TestClient(client.app, base_url="http://127.0.0.1")
+    for url in linked:  # open as the pages' own files are
+        served = anonymous.get(url)
+        assert served.status_code == 200 and len(served.content) > 1000, url
     assert anonymous.get("/api/openapi.json").status_code == 401
+    assert anonymous.get("/api/docs").status_code == 401
 
 
 def test_a_game_the_person_is_knocked_out_of_plays_on_to_its_end(client):

@@ -102,6 +102,27 @@ def test_a_bad_opponent_is_named_on_the_page(server, browser):
     assert page.locator("#game").is_hidden()
 
 
+def test_the_api_page_renders_from_the_servers_own_files(server, browser):
+    """``/api/docs`` draws Swagger UI's page of the API with every request answered by the
+    table itself: a request anywhere else is refused here, and none is made."""
+    web, _ = server
+    page = browser.new_page()
+    elsewhere = []
+
+    def only_the_table(route):
+        if route.request.url.startswith(web.base):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_table)
+    page.goto(f"{web.base}/api/docs?token={web.token}")
+    page.wait_for_selector(".swagger-ui .info .title:text-matches('thirtyone web table')")
+    page.wait_for_selector(".swagger-ui .opblock-summary-path[data-path='/api/games']")
+    assert not elsewhere, elsewhere
+
+
 def test_the_watch_page_steps_through_a_record(server, browser, tmp_path):
     web, root = server
     base = web.base

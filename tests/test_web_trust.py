@@ -124,7 +124,15 @@ def test_with_allow_code_the_server_says_so_and_still_calls_no_bare_function(tmp
 
 def test_every_request_needs_the_token(web):
     server, _ = web
-    for path in ("/", "/watch", "/api/options", "/api/records", "/api/results"):
+    for path in (
+        "/",
+        "/watch",
+        "/api/docs",
+        "/api/openapi.json",
+        "/api/options",
+        "/api/records",
+        "/api/results",
+    ):
         r = httpx.get(server.base + path)
         assert r.status_code == 401 and "token" in r.text, path
         assert httpx.get(server.base + path, headers={"Authorization": "Bearer wrong"}).status_code == 401
@@ -138,6 +146,10 @@ def test_every_request_needs_the_token(web):
         cookie = r.history[0].headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
         assert browser_like.get("/api/options").status_code == 200
+    with httpx.Client(base_url=server.base, follow_redirects=True) as browser_like:  # the API's page too
+        r = browser_like.get(f"/api/docs?token={server.token}")
+        assert r.status_code == 200 and str(r.url).endswith("/api/docs") and r.history[0].status_code == 303
+        assert browser_like.get("/api/openapi.json").status_code == 200  # what the page asks for next
     assert len(server.token) >= 32
 
 

@@ -41,6 +41,7 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 import agents
@@ -54,6 +55,8 @@ from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.harness.files import atomic_write
 
 STATIC = Path(__file__).parent / "static"
+#: where Swagger UI's own files are served (under /static/: open, as the page's are)
+API_DOCS_STATIC = "/static/api-docs"
 #: Longest player spec a new game may name (the built-in specs are a few dozen characters).
 MAX_SPEC = 200
 #: Uploads read at once (each up to 50 MB held while it is parsed).
@@ -144,13 +147,17 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
     token = config.token or secrets.token_urlsafe(32)
     records, results = config.records, config.results
     # the HTTP API's own description (OpenAPI) and its page, behind the token like every
-    # route: /api/openapi.json, /api/docs (Swagger UI's scripts come from its CDN)
-    app = FastAPI(
+    # route: /api/openapi.json, /api/docs. Swagger UI's scripts and styles are served by
+    # the table itself (fastapi-offline's copy, under the open /static/), not a CDN: the
+    # page works offline and tells no other site who reads it.
+    app = FastAPIOffline(
         title="thirtyone web table",
         description="Play Thirty-One against built-in and learned players, watch and replay games.",
         docs_url="/api/docs",
         redoc_url=None,
         openapi_url="/api/openapi.json",
+        swagger_ui_oauth2_redirect_url="/api/docs/oauth2-redirect",
+        static_url=API_DOCS_STATIC,
     )
     store = GameStore(config.max_games, config.idle_minutes * 60)
     seating = Seating(

@@ -34,6 +34,9 @@ WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: paths served without the token (nothing in them depends on a game or a folder)
 OPEN_PATHS = ("/static/", "/favicon.ico")
+#: the pages a URL with the token may open: the token goes into a cookie, which the
+#: page's own requests then carry
+PAGES = ("/", "/watch", "/api/docs")
 
 
 def is_loopback(host: str) -> bool:
@@ -149,7 +152,7 @@ class Guard:
             return
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         given = query.get("token", [None])[-1]
-        if scope["method"] == "GET" and path in ("/", "/watch") and self.matches(given):
+        if scope["method"] == "GET" and path in PAGES and self.matches(given):
             await _enter(send, scope, query, self.token)  # the start-up URL: the token into a cookie
             return
         if not (
