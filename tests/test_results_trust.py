@@ -751,8 +751,9 @@ def test_a_record_whose_deck_is_too_short_for_its_deal_says_so(tmp_path):
 @pytest.mark.parametrize("owner", ["tournament", "training run"])
 def test_no_command_writes_inside_another_runs_folder(tmp_path, owner):
     """Every run leaves its lock in its folder: a tournament's results, a study's, a
-    training run's. The tournament, the study, a recipe run and the terminal game's
-    record are all refused a destination inside such a folder, before any game."""
+    training run's. The tournament, the study, a recipe run, a run by flags and the
+    terminal game's record are all refused a destination inside such a folder, before
+    any game."""
     theirs = tmp_path / "theirs"
     if owner == "tournament":
         assert evaluate("--players", "greedy", "random", "--games", "2", "--out", str(theirs)).returncode == 0
@@ -768,6 +769,7 @@ def test_no_command_writes_inside_another_runs_folder(tmp_path, owner):
         ["-m", "thirtyone_env.research", "knock", "--decisions", "10", "--rollouts", "2",
          "--out", str(theirs / "study")],
         [str(ROOT / "train.py"), "--runs-dir", str(theirs), "--run-name", "nested", "--no-progress"],
+        ["-m", "training.run_cli", "--runs-dir", str(theirs), "--run-name", "nested", "--no-progress"],
         ["-m", "apps.play", "--opponents", "greedy", "--seed", "1", "--record", str(theirs / "game.jsonl")],
     ]  # fmt: skip
     for args in commands:

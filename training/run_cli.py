@@ -157,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.sweep is not None:
             return sweep_main(parser, args)
         config, resume = config_from_args(args)
+        if not resume:  # a recipe's steps train inside its folder, not through this command
+            from thirtyone_env.harness.report import check_not_inside_a_run
+
+            check_not_inside_a_run(config.run_dir, "the run folder")
         try:
             train(config, resume=resume, progress=not args.no_progress)
         except KeyboardInterrupt:
