@@ -22,7 +22,6 @@ actions from a block of pre-drawn uniforms, so it measures the environment.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from thirtyone_env.harness.command import CommandParser, count_arg, seconds_arg  # noqa: E402 (the repository on the path first)
 
 
 def _timed(seconds: float, chunk: Callable[[], int]) -> tuple[float, int]:
@@ -382,10 +382,10 @@ CASES = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="benchmarks/cases.py", description=__doc__.splitlines()[0])
     parser.add_argument("case", choices=sorted(CASES))
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--num-envs", type=int, default=None)
+    parser.add_argument("--seconds", type=seconds_arg, default=10.0, help="seconds of the case (default 10)")
+    parser.add_argument("--num-envs", type=count_arg, default=None, help="envs of a vector case")
     args = parser.parse_args()
     kwargs = {} if args.num_envs is None else {"num_envs": args.num_envs}
     result = CASES[args.case](args.seconds, **kwargs)

@@ -9,7 +9,6 @@ engine, not the generator's per-call overhead.
 
 from __future__ import annotations
 
-import argparse
 import platform
 import time
 
@@ -24,11 +23,12 @@ from thirtyone_env.game.engine import (
     start_round,
 )
 from thirtyone_env.game.rules import PRESETS, Rules
+from thirtyone_env.harness.command import CommandParser, count_arg, seconds_arg
 
 
 def run(seconds: float, players: int, rules: str, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
-    rules_obj = Rules.preset(rules)
+    rules_obj = Rules.resolve(rules)
     state = new_game(rules_obj, players, rng)
     decisions = rounds = games = 0
     uniforms = rng.random(1 << 16).tolist()
@@ -61,11 +61,17 @@ def run(seconds: float, players: int, rules: str, seed: int = 0) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--rules", default="standard")
+    parser = CommandParser(prog="benchmarks/engine_speed.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=seconds_arg, default=5.0, help="seconds a measurement (default 5)")
+    parser.add_argument("--players", type=count_arg, default=4, help="seats (default 4)")
+    parser.add_argument("--rules", default="standard", help="a preset, house rules, or 'all' (every preset)")
     args = parser.parse_args()
+    try:  # the table is checked before any measurement
+        for name in PRESETS if args.rules == "all" else [args.rules]:
+            rules = Rules.resolve(name)
+            new_game(rules, rules.seats or args.players, np.random.default_rng(0))
+    except ValueError as e:
+        parser.error(str(e))
     print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor() or 'cpu'})")
     if args.rules == "all":
         print(f"engine, {args.players} players, random legal play, one core, {args.seconds:g}s per preset")

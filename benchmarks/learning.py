@@ -33,6 +33,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from thirtyone_env.harness.command import CommandParser, seconds_arg  # noqa: E402 (the repository first)
+from thirtyone_env.harness.files import check_writable_dir  # noqa: E402
 
 #: the benchmark's tables: id -> (rules preset, players)
 TABLES = {
@@ -58,8 +60,12 @@ OPPONENT = "expert"
 SEARCH = "search:time_limit=0.05"
 
 
+#: What this benchmark writes in its --out folder (a folder holding anything else is not its).
+OURS = ("learning.json", "learning.md", "learning.png", "runs")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="benchmarks/learning.py", description=__doc__.split("\n\n")[0])
+    p = CommandParser(prog="benchmarks/learning.py", description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--tables", default=",".join(TABLES), help=f"comma-separated table ids of {', '.join(TABLES)}"
     )
@@ -69,7 +75,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         choices=("both", "default", "expert", "none"),
         help="the table's default teacher, the expert, none, or both default and none (default: both)",
     )
-    p.add_argument("--minutes", type=float, default=30.0, help="the recipe's time limit a table (default 30)")
+    p.add_argument(
+        "--minutes", type=seconds_arg, default=30.0, help="the recipe's time limit a table (default 30)"
+    )
     p.add_argument("--games", type=int, default=2000, help="games a comparison (default 2000)")
     p.add_argument("--search-games", type=int, default=200, help="games of the comparison with search")
     p.add_argument("--workers", type=int, default=2, help="processes (default 2)")
@@ -80,8 +88,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = [t for t in tables if t not in TABLES]
     if unknown or not tables:
         p.error(f"--tables: unknown {unknown}; tables: {', '.join(TABLES)}")
-    if args.minutes <= 0 or args.games < 1 or args.search_games < 0 or args.workers < 1:
-        p.error("--minutes and --games must be positive, --search-games 0 or more, --workers at least 1")
+    if args.games < 1 or args.search_games < 0 or args.workers < 1:
+        p.error("--games must be positive, --search-games 0 or more, --workers at least 1")
+    out = Path(args.out)
+    try:
+        check_writable_dir(out, "--out")
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file, not a folder")
+        theirs = sorted(x.name for x in out.iterdir() if x.name not in OURS) if out.is_dir() else []
+        if theirs:
+            raise ValueError(
+                f"--out {out} holds files this benchmark did not write ({theirs[0]!r}): give a new folder"
+            )
+    except (ValueError, OSError) as e:
+        p.error(str(e))
     args.table_ids = tables
     return args
 

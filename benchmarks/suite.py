@@ -14,7 +14,6 @@ is also given as a share of the run against three greedy players (the ``ratios``
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -24,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from thirtyone_env.harness.command import CommandParser, seconds_arg
 from thirtyone_env.harness.files import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,8 +154,8 @@ def plot(results: dict[str, dict], path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser = CommandParser(prog="benchmarks/suite.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=seconds_arg, default=10.0, help="seconds a case (default 10)")
     parser.add_argument("--peers", action="store_true", help="also run the peers (installs them once)")
     parser.add_argument("--cases", nargs="+", default=None, help=f"subset of {[*OURS, *PEERS]}")
     args = parser.parse_args()

@@ -5,6 +5,7 @@ benchmarks that play games share."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -16,6 +17,28 @@ class CommandParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def seconds_arg(text: str) -> float:
+    """An ``argparse`` type: a finite number of seconds (or minutes) above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
+    return value
+
+
+def count_arg(text: str) -> int:
+    """An ``argparse`` type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def run_command(prog: str, what: str, body: Callable[[], int], interrupted: str = "interrupted") -> int:
