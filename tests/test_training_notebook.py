@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apps import notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,3 +77,63 @@ def test_the_notebook_command_refuses_what_is_not_a_run_and_never_writes_over(tm
     assert done.returncode == 2 and "has no PPO step" in done.stderr
     (tmp_path / "training-notebook.html").write_text("someone's")
     assert notebook.html_path(tmp_path).name == "training-notebook-2.html"
+
+
+def test_a_run_folder_that_cannot_be_written_is_refused_before_the_notebook_runs(
+    tmp_path, monkeypatch, capsys
+):
+    """The HTML goes into the run folder: where it cannot be written the command says
+    so at once, not after executing the notebook."""
+    import os
+
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / "config.json").write_text("{}")
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: False if Path(path) == run else real_access(path, mode)
+    )
+    monkeypatch.setattr(notebook, "execute", lambda *a, **k: pytest.fail("the notebook ran"))
+    assert notebook.main([str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"the run folder {run}: {run} is not writable" in err and err.count("\n") == 1
+
+
+def test_ctrl_c_interrupts_the_cell_and_ends_in_one_line(tmp_path):
+    """A Ctrl-C while a cell runs stops it, shuts the kernel down in order and ends the
+    command with one line and status 130, writing nothing."""
+    import signal
+    import time
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "training.run_cli",
+            "--run-name",
+            "r",
+            "--runs-dir",
+            str(tmp_path),
+            "--players",
+            "2",
+            *TINY,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "apps.notebook", str(tmp_path / "r"), "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout.readline().startswith("executing")
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    lines = [line for line in err.splitlines() if "Kernel is running over TCP" not in line]
+    assert proc.returncode == 130 and lines == ["python -m apps.notebook: interrupted: nothing written"], err
+    assert not list((tmp_path / "r").glob("training-notebook*.html"))
