@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.command import run_command
+from thirtyone_env.harness.command import CommandParser, run_command
 from thirtyone_env.harness.files import atomic_write, check_writable_dir
 
 PROG = "python -m apps.notebook"
@@ -131,7 +131,7 @@ def execute(run: Path, notebook: Path, timeout: int, progress: bool = False) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0].replace("``", ""))
+    p = CommandParser(prog=PROG, description=__doc__.split("\n\n")[0].replace("``", ""))
     p.add_argument("run", type=Path, help="a run folder (config.json) or a recipe run (recipe.toml)")
     p.add_argument("--timeout", type=int, default=1800, help="seconds a cell may take (default 1800)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -43,6 +43,7 @@ from thirtyone_env.game.engine import GAME_OVER, legal_actions, new_game
 from thirtyone_env.game.rules import PRESETS, Rules
 from thirtyone_env.game.state import hands_shown
 from thirtyone_env.game.views import describe_view, player_view
+from thirtyone_env.harness.command import CommandParser
 from thirtyone_env.harness.driver import Table, check_table, reset_players
 from thirtyone_env.harness.files import check_new_file
 from thirtyone_env.harness.replay import describe_event
@@ -273,7 +274,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Rul
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description="Play Thirty-One in a terminal.")
+    parser = CommandParser(prog=PROG, description="Play Thirty-One in a terminal.")
     parser.add_argument(
         "--opponents", nargs="+", default=["ppo", "expert", "expert"], help=f"players: {agents.names()}"
     )
@@ -294,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     rules = check_args(parser, args)
+    if sys.stdin is None or sys.stdout is None:
+        parser.error(
+            "standard input or output is closed: the game reads your moves and shows the table there"
+        )
     try:
         return play(args.opponents, rules, args.seat, args.seed, record=args.record)
     except KeyboardInterrupt:

@@ -19,13 +19,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from thirtyone_env.harness.command import CommandParser
+
 PROG = "train.py"
 #: what ``--resume`` may give anew: where and how long, never what is trained
 RESUMABLE = ("time_limit", "workers", "cluster", "ray_address", "device", "report_games", "keep_worse")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog=PROG,
         description="Train a Thirty-One player by a recipe of steps (imitation, policy improvement by "
         "measured moves, the heads-up teacher, PPO), with a report of what each step added.",

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from thirtyone_env.harness.command import CommandParser
 from training.config import TrainConfig
 from training.run import train
 from training.run_folder import stored_config
@@ -29,7 +30,7 @@ ARG_TYPES = {"int": int, "float": float, "str": str}
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser: an option per config field (only those given are set)."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog=PROG,
         description="One training run by its flags (train.py runs recipes of such runs).",
         argument_default=argparse.SUPPRESS,

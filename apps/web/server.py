@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from apps.web.guard import is_loopback
+from thirtyone_env.harness.command import CommandParser
 
 PROG = "thirtyone-web"
 
@@ -79,7 +80,7 @@ GRACE_SECONDS = 3
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description="Serve the Thirty-One web table.")
+    parser = CommandParser(prog=PROG, description="Serve the Thirty-One web table.")
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: this machine only)"
     )
