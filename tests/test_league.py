@@ -211,3 +211,26 @@ def test_a_sharpened_warm_start_is_the_imitation_with_its_logits_scaled(tmp_path
         TrainConfig(imitate="expert", imitate_sharpen=0.0)
     with pytest.raises(ValueError, match="needs --imitate"):
         TrainConfig(imitate_sharpen=2.0)
+
+
+def test_env_workers_read_a_new_snapshot_when_the_trainer_says_so_not_on_a_timer(tmp_path):
+    """Each slot of a dummy or subprocess vector env has its own league: it reads the
+    snapshot folder on first use and again only when the trainer calls
+    ``refresh_league`` after a snapshot (between two steps), so when a snapshot joins
+    the draws follows from the steps, never from the clock."""
+    from training.config import TrainConfig
+    from training.envs import make_vec
+
+    config = TrainConfig(
+        runs_dir=str(tmp_path), run_name="sp", n_envs=2, vec_env="dummy", self_play=0.5, opponents="greedy"
+    )
+    vec = make_vec(config)
+    vec.reset()
+    pool = config.run_dir / "pool"
+    pool.mkdir(parents=True)
+    (pool / "snap_000000000256.npz").write_bytes(b"")
+    leagues = vec.get_attr("league")
+    assert len({id(league) for league in leagues}) == 2 and all(league.pool() == [] for league in leagues)
+    vec.env_method("refresh_league")
+    assert [[p.name for p in league.pool()] for league in leagues] == [["snap_000000000256.npz"]] * 2
+    vec.close()

@@ -117,8 +117,13 @@ class RunCallback(BaseCallback):
         NumpyPolicy.from_sb3(self.model.policy).save(pool / f"snap_{self.num_timesteps:012d}.npz")
         for old in sorted(pool.glob("snap_*.npz"))[: -self.config.pool_size]:
             old.unlink()
-        if self.league is not None:
-            self.league.refresh()
+        seats = league_seats(self.training_env)
+        if seats is not None:  # the batched env's seats, in this process
+            leagues = {id(s.league): s.league for row in seats for s in row if hasattr(s, "league")}
+            for league in leagues.values():
+                league.refresh()
+        else:  # each slot's own league, in its env worker
+            self.training_env.env_method("refresh_league")
 
     def gauntlet(self) -> None:
         """One point of the learning curves (:mod:`training.curves`): the small

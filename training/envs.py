@@ -9,6 +9,8 @@ import signal
 import sys
 from typing import Any
 
+import gymnasium
+
 from training.config import TrainConfig
 
 
@@ -47,9 +49,22 @@ def make_env_fn(config: TrainConfig, rank: int, opponents_only: bool = False) ->
             obs_encoding=config.obs_encoding,
             opponent_history=config.opponent_history,
         )
-        return ActionMasker(Monitor(env), lambda e: e.unwrapped.action_masks())
+        return ActionMasker(Monitor(LeagueSlot(env, made[0])), lambda e: e.unwrapped.action_masks())
 
     return build
+
+
+class LeagueSlot(gymnasium.Wrapper):
+    """One vector slot's env with its league: ``refresh_league`` (which the trainer calls
+    through ``VecEnv.env_method`` after each snapshot, between two steps) reads the
+    snapshot folder again in the process the slot lives in."""
+
+    def __init__(self, env: Any, league: Any) -> None:
+        super().__init__(env)
+        self.league = league
+
+    def refresh_league(self) -> None:
+        self.league.refresh()
 
 
 def make_league(config: TrainConfig) -> Any:

@@ -25,7 +25,6 @@ told about (:meth:`League.rate`).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,6 @@ from thirtyone_env.harness.driver import check_seated
 
 #: The learner's name in the league's ratings.
 LEARNER = "learner"
-#: Seconds a league without a callback (a worker process) keeps its list of snapshots.
-POOL_REFRESH_S = 5.0
 
 
 class SnapshotPlayer(PolicyPlayer):
@@ -94,8 +91,7 @@ class League:
         self.deterministic = deterministic
         self.pfsp_power = pfsp_power
         self.snapshots: dict[str, SnapshotPlayer] = {}  # label -> player, the pool's newest
-        self._pool: list[Path] = []
-        self._pool_read = -np.inf
+        self._pool: list[Path] | None = None  # read on first use, then on refresh() only
         #: per member label: [the learner's score against it, games]
         self.results: dict[str, list[float]] = {}
         self.ratings: dict[str, Any] = {}
@@ -105,20 +101,22 @@ class League:
     # -- the pool ---------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read the snapshot folder again (the trainer calls this after adding one)."""
+        """Read the snapshot folder again. The trainer calls this after adding a
+        snapshot, on its own league and (through each vector slot's ``refresh_league``)
+        on those of the env workers, between two steps: when a snapshot joins the draws
+        is then a matter of steps, not of time, and a seed repeats its run."""
         if self.pool_dir is None or not self.pool_dir.is_dir():
             self._pool = []
         else:
             self._pool = sorted(self.pool_dir.glob("*.npz"))[-self.pool_size :]
-        self._pool_read = time.monotonic()
         keep = {p.name for p in self._pool}
         self.snapshots = {k: v for k, v in self.snapshots.items() if k in keep}
 
     def pool(self) -> list[Path]:
-        """The newest ``pool_size`` snapshots, oldest first."""
-        if time.monotonic() - self._pool_read > POOL_REFRESH_S:
+        """The newest ``pool_size`` snapshots, oldest first, as last read."""
+        if self._pool is None:
             self.refresh()
-        return self._pool
+        return self._pool  # type: ignore[return-value]
 
     def _snapshot(self, path: Path) -> tuple[str, SnapshotPlayer]:
         label = path.name
