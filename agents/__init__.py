@@ -43,6 +43,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import math
 import re
 import sys
 import types
@@ -459,10 +460,10 @@ def _parse_value(player: str, key: str, raw: str, param: Any) -> Any:
                 value = cast(raw)
             except ValueError:
                 continue
-            if value == value:  # not nan: no option means "not a number"
+            if math.isfinite(value):  # no option means "not a number" or "infinitely"
                 return value
         if "str" not in kinds:
-            kind = "a number" if "float" in kinds else "an integer"
+            kind = "a finite number" if "float" in kinds else "an integer"
             raise ValueError(f"player {player!r} option {key!r} takes {kind}, got {raw!r}")
     if "str" in kinds:
         return raw

@@ -293,11 +293,13 @@ def test_options_are_read_from_the_real_signature(on_path):
     }  # fmt: skip
     assert agents.from_spec(f"{PACKAGE}.typed:Typed:limit=none,cap=3").options["cap"] == 3
     for bad, message in [
-        ("knock_at=high", "takes a number"),
+        ("knock_at=high", "takes a finite number"),
         ("first=2.5", "takes an integer"),
         ("cautious=1", "takes true or false"),
         ("cap=x", "takes an integer"),
-        ("knock_at=nan", "takes a number, got 'nan'"),
+        ("knock_at=nan", "takes a finite number, got 'nan'"),
+        ("knock_at=inf", "takes a finite number, got 'inf'"),
+        ("knock_at=-inf", "takes a finite number, got '-inf'"),
         ("rng=1", "option 'rng' cannot be set from a spec"),
     ]:
         with pytest.raises(ValueError, match=message):

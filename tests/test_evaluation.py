@@ -182,7 +182,7 @@ run_cli = run_evaluate
         (["--players", "greedy", "greedy", "--games", "0"], "--games must be at least 1"),
         (["--players", "greedy:knock=3", "greedy"], "bad options for player 'greedy'"),
         (["--players", "greedy", "greedy", "greedy", "--rules", "blitz31"], "seats=4"),
-        (["--players", "greedy:knock_at=abc", "greedy"], "option 'knock_at' takes a number"),
+        (["--players", "greedy:knock_at=abc", "greedy"], "option 'knock_at' takes a finite number"),
         (["--players", "search:worlds=lots", "greedy"], "option 'worlds' takes an integer"),
         (["--players", "greedy", "greedy", "--seed", "-1"], "--seed: must be a non-negative integer"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "README.md")], "is not a results folder"),
