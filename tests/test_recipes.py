@@ -639,6 +639,13 @@ def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
         (["--workers", "9999"], "--workers must be at most the"),
         (["--time-limit", "-1"], "--time-limit must be 0 or more, got -1"),
         (["--seed", "-1"], "--seed must be 0..4294967295, got -1"),
+        (["--players", "0"], "--rules standard --players 0: num_players=0 is not allowed"),
+        (["--rules", ""], "--rules is empty"),
+        (["--opponents", "expert,,greedy"], "--opponents 'expert,,greedy' has an empty entry"),
+        (
+            [str(ROOT / "recipes" / "ppo_standard_4p.toml"), "--players", "0"],
+            "--players choose the default recipe's table",
+        ),
         (["--set", "table.seed=4294967296"], "seed=4294967296 must be 0..4294967295"),
     ],
 )

@@ -162,6 +162,8 @@ def test_two_processes_on_one_run_folder(tmp_path):
     ("args", "message"),
     [
         (["--seed", "-1"], "seed=-1 must be in 0..4294967295"),
+        (["--opponents", "expert,,greedy"], "opponents='expert,,greedy' has an empty entry"),
+        (["--eval-opponents", "expert,"], "eval_opponents='expert,' has an empty entry"),
         (["--seed", str(2**32)], "seed=4294967296 must be in"),
         (["--learning-rate", "0"], "learning_rate=0.0 must be positive"),
         (["--learning-rate", "nan"], "learning_rate=nan must be a finite number"),

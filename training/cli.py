@@ -124,6 +124,7 @@ def _timed(place: Any, recipe: Any, time_limit: float | None) -> Any:
 
 def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     """The recipe, its run folder, where it runs, and whether it resumes."""
+    from thirtyone_env.game.rules import Rules
     from training.recipe import RecipeError, default, read, with_settings
     from training.recipe_run import Placement, stored_recipe, stored_time_limit
     from training.seeding import MAX_SEED
@@ -177,7 +178,7 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         given = [
             f
             for f, v in (("--rules", args.rules), ("--players", args.players), ("--teacher", args.teacher))
-            if v
+            if v is not None
         ]
         if given:
             raise RecipeError(
@@ -187,12 +188,22 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
         recipe = read(args.recipe, args.allow_code)
         stem = Path(args.recipe).stem
     else:
+        if args.rules is not None and not args.rules.strip():
+            raise RecipeError("--rules is empty: name a preset or house rules (standard:lives=5)")
         rules, players = args.rules or "standard", args.players if args.players is not None else 4
+        try:  # the flags named as flags, not as the default recipe's fields
+            Rules.resolve(rules).check_num_players(players)
+        except ValueError as e:
+            raise RecipeError(f"--rules {rules} --players {players}: {e}") from None
         teacher = args.teacher
         recipe = default(rules, players, teacher)
         table = re.sub(r"[^A-Za-z0-9_.]+", "-", rules)[:80]  # house rules: PRESET:OPTION=VALUE,...
         stem = f"{'no_teacher' if teacher == 'none' else 'default'}_{table}_{players}p"
     settings = _settings(args.set)
+    if args.opponents is not None and any(not part.strip() for part in args.opponents.split(",")):
+        raise RecipeError(
+            f"--opponents {args.opponents!r} has an empty entry: name a player between every two commas"
+        )
     if args.opponents is not None:
         settings["table.opponents"] = args.opponents
         settings.update({f"{s.name}.opponents": args.opponents for s in recipe.steps})

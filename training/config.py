@@ -296,6 +296,12 @@ class TrainConfig:
             raise ValueError(f"run_name={self.run_name!r}: use letters, digits, '_', '-', '.'")
         if not 0.0 <= self.self_play <= 1.0:
             raise ValueError(f"self_play={self.self_play!r} must be a share in [0, 1]")
+        for name in ("opponents", "eval_opponents", "heads_up_against"):
+            value = getattr(self, name)
+            if value.strip() and any(not part.strip() for part in value.split(",")):
+                raise ValueError(
+                    f"{name}={value!r} has an empty entry: name a player between every two commas"
+                )
         if not self.opponent_specs and self.self_play < 1.0:
             raise ValueError("opponents is empty: name at least one player (or use --self-play 1)")
         if self.imitate and self.obs_encoding != "flat":
