@@ -298,9 +298,17 @@ def test_without_folders_saving_and_watching_say_how_to_enable_them():
 
 def test_the_command_line_checks_its_options(tmp_path, capsys):
     from apps.web.server import main
+    from thirtyone_env.harness.files import FolderLock
 
+    run = tmp_path / "run"
+    (run / "inner").mkdir(parents=True)
+    with FolderLock(run, "run folder"):  # what a training run leaves behind
+        (run / "config.json").write_text("{}")
     for argv, message in [
         (["--records", str(tmp_path / "missing")], "not a folder"),
+        (["--records", ""], "--records is empty"),
+        (["--results", " "], "--results is empty"),
+        (["--records", str(run / "inner")], "lies inside the folder of another run"),
         (["--port", "70000"], "--port must be"),
     ]:
         with pytest.raises(SystemExit) as e:

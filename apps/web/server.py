@@ -23,16 +23,29 @@ from pathlib import Path
 
 from apps.web.guard import is_loopback
 from thirtyone_env.harness.command import CommandParser
+from thirtyone_env.harness.files import check_writable_dir
+from thirtyone_env.harness.report import check_not_inside_a_run
 
 PROG = "thirtyone-web"
 
 
 def check_folder(parser: argparse.ArgumentParser, option: str, value: str | None) -> Path | None:
+    """The folder ``value`` of ``option``, resolved; refused in one line when empty or
+    not a folder, and for ``--records`` (where saved games are written) when it cannot
+    be written or lies inside another run's folder."""
     if value is None:
         return None
+    if not value.strip():
+        parser.error(f"{option} is empty: name a folder (. for this one)")
     path = Path(value).expanduser()
     if not path.is_dir():
         parser.error(f"{option} {value}: not a folder")
+    if option == "--records":
+        try:
+            check_writable_dir(path, option)
+            check_not_inside_a_run(path, option)
+        except ValueError as e:
+            parser.error(str(e))
     return path.resolve()
 
 
