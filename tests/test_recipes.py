@@ -6,6 +6,7 @@ steps done; the time limit bounds the whole recipe."""
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -456,9 +457,14 @@ def test_steps_lists_every_step_and_option(capsys):
             assert f"  {f.name} " in text
 
 
-def test_recipe_errors_name_the_file():
+def test_recipe_errors_name_the_file(tmp_path):
     with pytest.raises(RecipeError, match="nowhere.toml: no such recipe file"):
         read("nowhere.toml")
+    os.mkfifo(tmp_path / "fifo.toml")  # a plain read would wait for a writer for ever
+    with pytest.raises(RecipeError, match="fifo.toml: cannot read the recipe: .* is not a regular file"):
+        read(tmp_path / "fifo.toml")
+    with pytest.raises(RecipeError, match="is not a regular file"):
+        read(tmp_path)
 
 
 def test_the_training_docs_list_every_step_option_as_the_code_has_them():

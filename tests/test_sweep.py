@@ -235,3 +235,6 @@ def test_sweep_options_belong_in_the_file(tmp_path):
     assert done.returncode == 2 and "put --learning-rate in its 'base'" in done.stderr
     missing = sweep_cmd(tmp_path / "nope.json")
     assert missing.returncode == 2 and "cannot read the sweep file" in missing.stderr
+    os.mkfifo(tmp_path / "fifo.json")  # would block a plain read for ever
+    fifo = sweep_cmd(tmp_path / "fifo.json")
+    assert fifo.returncode == 2 and "fifo.json is not a regular file" in fifo.stderr

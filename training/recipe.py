@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from thirtyone_env.harness.files import read_small_text
 from training.seeding import MAX_SEED
 from training.steps import MODEL, STEPS, Imitation, Step, option
 
@@ -266,10 +267,10 @@ def read(path: str | Path, allow_code: bool = False) -> Recipe:
     before anything is imported unless ``allow_code`` (:mod:`training.trust`)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_small_text(path)
     except FileNotFoundError:
         raise RecipeError(f"{path}: no such recipe file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:  # UnicodeDecodeError is a ValueError
         raise RecipeError(f"{path}: cannot read the recipe: {e}") from None
     try:
         data = tomllib.loads(text.removeprefix("\ufeff"))  # a BOM some editors write

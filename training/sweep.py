@@ -53,7 +53,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.files import FolderLock, atomic_write, check_name, check_writable_dir, json_value
+from thirtyone_env.harness.files import (
+    FolderLock,
+    atomic_write,
+    check_name,
+    check_writable_dir,
+    json_value,
+    read_small_text,
+)
 from training.config import TrainConfig
 from training.evaluations import read_evaluations
 from training.run_folder import checkpoint_steps, last_checkpoint
@@ -160,9 +167,13 @@ class Sweep:
         """The sweep in a JSON file; ``ValueError`` naming the file and the problem (a
         player that runs code among its options too, unless ``allow_code``)."""
         try:
-            data = json_value(Path(path).read_text())
+            text = read_small_text(path)
         except OSError as e:
             raise ValueError(f"cannot read the sweep file {path}: {e.strerror or e}") from None
+        except ValueError as e:  # not a regular file, too large, not UTF-8
+            raise ValueError(f"cannot read the sweep file {path}: {e}") from None
+        try:
+            data = json_value(text)
         except ValueError as e:
             raise ValueError(f"the sweep file {path} is not JSON: {e}") from None
         if not isinstance(data, dict):

@@ -163,6 +163,20 @@ def check_writable_dir(path: str | os.PathLike, what: str = "folder") -> Path:
     return path
 
 
+def read_small_text(path: str | os.PathLike, most: int = 16 << 20) -> str:
+    """The UTF-8 text of a small input file (a recipe, a sweep): ``ValueError`` for a
+    path that is not a regular file (a FIFO or a device would block or never end), or
+    holds more than ``most`` bytes; ``OSError`` as reading gives it."""
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{path} is not a regular file")
+    if path.exists() and path.stat().st_size > most:
+        raise ValueError(
+            f"{path} holds {path.stat().st_size:,} bytes, more than the {most:,} such a file may"
+        )
+    return path.read_text(encoding="utf-8")
+
+
 def check_new_file(path: str | os.PathLike, what: str = "file") -> Path:
     """``ValueError`` unless ``path`` names a file that does not exist yet in a place
     where it can be written (never replace a file the program did not write)."""
