@@ -647,6 +647,7 @@ def test_a_run_folder_or_sweep_naming_code_is_refused_on_resume(tmp_path):
         (["--seed", "-1"], "--seed must be 0..4294967295, got -1"),
         (["--players", "0"], "--rules standard --players 0: num_players=0 is not allowed"),
         (["--rules", ""], "--rules is empty"),
+        (["--device", "nosuch"], "--device nosuch: device='nosuch' is not a torch device"),
         (["--opponents", "expert,,greedy"], "--opponents 'expert,,greedy' has an empty entry"),
         (
             [str(ROOT / "recipes" / "ppo_standard_4p.toml"), "--players", "0"],

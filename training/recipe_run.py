@@ -162,11 +162,18 @@ def start_config(recipe: Recipe, root: Path, place: Placement) -> TrainConfig:
 
 def check(recipe: Recipe, root: Path, place: Placement) -> None:
     """Every check that needs no run folder, each failure one line naming the recipe
-    file, the step and the option: each step's run config, every player it names
-    (built once), the start model against the table."""
-    from training.models import read_initial_weights
+    file, the step and the option: the device and the folder the run would take, each
+    step's run config, every player it names (built once), the start model against the
+    table."""
+    from training.models import check_device, read_initial_weights
     from training.run import check_players
 
+    try:
+        check_device(place.device)
+    except ValueError as e:
+        raise RecipeError(f"--device {place.device}: {e}") from None
+    check_writable_dir(root.parent, "runs_dir")
+    check_writable_dir(root, "run folder")
     start = recipe.table.start
     if start != "random" and not Path(start).is_file():
         raise RecipeError(f"{recipe.source}: [table] start={start!r}: no such model file")
