@@ -35,7 +35,7 @@ import agents
 from agents import gauntlet as gl
 from agents import portable
 from thirtyone_env.game.rules import PRESETS, Rules
-from thirtyone_env.harness.command import CommandParser, run_command
+from thirtyone_env.harness.command import CommandParser, path_arg, run_command
 from thirtyone_env.harness.driver import check_table
 from thirtyone_env.harness.evaluation import (
     TournamentConfig,
@@ -219,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=path_arg,
         default=None,
         help="results folder, locked for the run, one run a folder; finished results there are never replaced "
         "(default: results/<rules>-<players>-s<seed>, a gauntlet's results/<rules>-gauntlet_<seats>p_<spec>-s<seed>, "
@@ -229,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--record",
-        type=Path,
+        type=path_arg,
         default=None,
         metavar="DIR",
         help="also write every game as JSON Lines into DIR, a new or empty folder locked for the "

@@ -185,6 +185,8 @@ run_cli = run_evaluate
         (["--players", "greedy:knock_at=abc", "greedy"], "option 'knock_at' takes a finite number"),
         (["--players", "search:worlds=lots", "greedy"], "option 'worlds' takes an integer"),
         (["--players", "greedy", "greedy", "--seed", "-1"], "--seed: must be a non-negative integer"),
+        (["--players", "greedy", "greedy", "--out", ""], "--out: is empty"),
+        (["--players", "greedy", "greedy", "--record", " "], "--record: is empty"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "README.md")], "is not a results folder"),
         (["--players", "greedy", "greedy", "--out", str(ROOT / "notebooks")], "is not a results folder"),
         (["--players", "greedy", "greedy", "--names", "a"], "--names: 1 names given for 2 players"),

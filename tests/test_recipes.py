@@ -661,3 +661,13 @@ def test_out_of_range_options_are_named_before_any_training(tmp_path, capsys, ar
     err = capsys.readouterr().err
     assert named in err and err.count("\n") == 1, err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("args", "named"), [([""], "argument recipe: is empty"), (["--resume", ""], "--resume: is empty")]
+)
+def test_an_empty_path_is_named_not_read_as_this_folder(tmp_path, capsys, args, named):
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["--runs-dir", str(tmp_path), "--show", *args])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and named in err and err.count("\n") == 1, err

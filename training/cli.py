@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from thirtyone_env.harness.command import CommandParser
+from thirtyone_env.harness.command import CommandParser, path_arg
 
 PROG = "train.py"
 #: what ``--resume`` may give anew: where and how long, never what is trained
@@ -35,7 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
         "every step: python -m training.run_cli --help.",
     )
     add = parser.add_argument
-    add("recipe", nargs="?", default=None, help="a recipe file (TOML); without it, the default recipe")
+    add(
+        "recipe",
+        nargs="?",
+        type=path_arg,
+        default=None,
+        help="a recipe file (TOML); without it, the default recipe",
+    )
     add(
         "--rules",
         default=None,
@@ -66,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the run's folder under --runs-dir (default: the recipe's name, numbered)",
     )
-    add("--runs-dir", default="runs", help="the folder of run folders (default: runs)")
+    add("--runs-dir", type=path_arg, default="runs", help="the folder of run folders (default: runs)")
     add(
         "--time-limit",
         type=float,
@@ -88,7 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("--cluster", default="local", choices=("local", "ray"), help="where they run (default: local)")
     add("--ray-address", default="", help="the Ray cluster to join with --cluster ray")
     add("--device", default="cpu", help="the torch device of the fits and PPO (default: cpu)")
-    add("--resume", metavar="RUN_DIR", default=None, help="go on with the recipe run in this folder")
+    add(
+        "--resume",
+        metavar="RUN_DIR",
+        type=path_arg,
+        default=None,
+        help="go on with the recipe run in this folder",
+    )
     add("--show", action="store_true", help="print the recipe as it would run (every option) and exit")
     add(
         "--allow-code",

@@ -8,6 +8,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -39,6 +40,14 @@ def count_arg(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def path_arg(text: str) -> Path:
+    """An ``argparse`` type: a path that is not empty (``Path("")`` would be the
+    working folder, which nobody named)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: name a file or folder (. for this one)")
+    return Path(text)
 
 
 def run_command(prog: str, what: str, body: Callable[[], int], interrupted: str = "interrupted") -> int:

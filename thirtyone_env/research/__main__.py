@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from thirtyone_env.harness.command import CommandParser, run_command
+from thirtyone_env.harness.command import CommandParser, path_arg, run_command
 from thirtyone_env.harness.driver import OBJECTIVES, check_table
 from thirtyone_env.harness.parallel import BACKENDS, Backend, check_reachable
 from thirtyone_env.research import folder
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     shared.add_argument(
         "--out",
-        type=Path,
+        type=path_arg,
         default=None,
         help="results folder (default: results/research-<question>-<rules>-seat<seat>-<table>-s<seed>, "
         "numbered -2, -3, ... where taken)",
