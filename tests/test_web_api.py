@@ -296,6 +296,16 @@ def test_without_folders_saving_and_watching_say_how_to_enable_them():
         assert c.get("/api/results/a/b.csv").status_code == 404
 
 
+def test_python_m_apps_web_is_the_server_command():
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "apps.web", "--port", "70000"], capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 2 and r.stderr == "thirtyone-web: error: --port must be in 0..65535, got 70000\n"
+
+
 def test_the_command_line_checks_its_options(tmp_path, capsys):
     from apps.web.server import main
     from thirtyone_env.harness.files import FolderLock
