@@ -97,13 +97,11 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default is None else super()._get_help_string(action)
 
 
-def seed_arg(text: str) -> int:
-    """``--seed``: a non-negative integer, or ``random`` for a seed drawn from the
-    operating system's entropy (printed, so the games can be played again)."""
+def seed_arg(text: str) -> int | str:
+    """``--seed``: a non-negative integer, or ``random`` (drawn by :func:`settle_seed`
+    once the mode is known)."""
     if text.strip() == "random":
-        seed = secrets.randbits(63)
-        print(f"{PROG}: seed {seed} (drawn at random; --seed {seed} plays these games again)", flush=True)
-        return seed
+        return "random"
     try:
         seed = int(text)
     except ValueError:
@@ -113,6 +111,23 @@ def seed_arg(text: str) -> int:
     if seed < 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer or 'random', got {seed}")
     return seed
+
+
+def settle_seed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """The run's seed: ``--seed random`` drawn from the operating system's entropy and
+    printed (so the games can be played again), 63 bits, or 32 where an exploiter is
+    trained (``--exploit``, ``--card``: training seeds stop at 2**32 - 1, as do the
+    seeds given there)."""
+    from training.seeding import MAX_SEED
+
+    trains = args.exploit is not None or args.card is not None
+    if args.seed == "random":
+        seed = secrets.randbits(32 if trains else 63)
+        print(f"{PROG}: seed {seed} (drawn at random; --seed {seed} plays these games again)", flush=True)
+        return seed
+    if trains and args.seed > MAX_SEED:
+        parser.error(f"--seed {args.seed}: an exploiter's training takes seeds 0..{MAX_SEED}")
+    return args.seed
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; every error is one line ``evaluate.py: error: ...`` and exit 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.seed = settle_seed(parser, args)
     if args.gauntlet is not None:
         return gauntlet_main(parser, args)
     if args.exploit is not None:

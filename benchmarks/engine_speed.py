@@ -69,7 +69,8 @@ def main() -> None:
     try:  # the table is checked before any measurement
         for name in PRESETS if args.rules == "all" else [args.rules]:
             rules = Rules.resolve(name)
-            new_game(rules, rules.seats or args.players, np.random.default_rng(0))
+            players = rules.seats or args.players if args.rules == "all" else args.players  # as measured
+            new_game(rules, players, np.random.default_rng(0))
     except ValueError as e:
         parser.error(str(e))
     print(f"python {platform.python_version()} on {platform.machine()} ({platform.processor() or 'cpu'})")

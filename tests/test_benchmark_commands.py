@@ -29,6 +29,7 @@ def bench(script: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProc
         ("engine_speed.py", ["--rules", "nosuch"], "unknown rules preset 'nosuch'"),
         ("engine_speed.py", ["--rules", "standard:lives=0"], "lives=0 is not allowed"),
         ("engine_speed.py", ["--players", "9"], "num_players=9 is not allowed"),
+        ("engine_speed.py", ["--rules", "blitz31", "--players", "3"], "these rules fix seats=4"),
         ("harness_speed.py", ["--games", "0"], "--games: must be at least 1"),
         ("harness_speed.py", ["--workers", "0"], "--workers: must be at least 1"),
         ("harness_speed.py", ["--workers", "999"], "--workers: at most the"),

@@ -202,11 +202,14 @@ def resolve(args: argparse.Namespace) -> tuple[Any, Path, Any, bool]:
     else:
         if args.rules is not None and not args.rules.strip():
             raise RecipeError("--rules is empty: name a preset or house rules (standard:lives=5)")
-        rules, players = args.rules or "standard", args.players if args.players is not None else 4
+        rules = args.rules or "standard"
         try:  # the flags named as flags, not as the default recipe's fields
-            Rules.resolve(rules).check_num_players(players)
+            table = Rules.resolve(rules)
+            players = args.players if args.players is not None else (table.seats or 4)
+            table.check_num_players(players)
         except ValueError as e:
-            raise RecipeError(f"--rules {rules} --players {players}: {e}") from None
+            given = f"--rules {rules}" + ("" if args.players is None else f" --players {args.players}")
+            raise RecipeError(f"{given}: {e}") from None
         teacher = args.teacher
         recipe = default(rules, players, teacher)
         table = re.sub(r"[^A-Za-z0-9_.]+", "-", rules)[:80]  # house rules: PRESET:OPTION=VALUE,...

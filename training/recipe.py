@@ -248,7 +248,7 @@ def parse(data: dict[str, Any], source: str) -> Recipe:
                 step=step,
                 opponents=common.get("opponents", table.opponents),
                 opponent_history=common.get("opponent_history", table.opponent_history),
-                seed=common.get("seed", table.seed + k),
+                seed=common.get("seed", (table.seed + k) % (MAX_SEED + 1)),
                 repeat=repeat,
                 until_time=common.get("until_time", False),
                 time_share=share,
