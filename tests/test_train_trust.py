@@ -117,6 +117,21 @@ def test_the_best_model_of_a_lost_part_is_set_aside(finished, tmp_path, capsys):
     assert eval_steps(run / "evaluations_set_aside.csv") == [512]
 
 
+def test_the_snapshots_of_a_lost_part_are_set_aside_on_resume(tmp_path, capsys):
+    """A self-play run that goes on from its 512 checkpoint does not draw the snapshot
+    written at 768 before the crash: it is moved aside, not deleted."""
+    from training.run_folder import set_aside_after
+
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    for steps in (256, 512, 768):
+        (pool / f"snap_{steps:012d}.npz").write_bytes(str(steps).encode())
+    set_aside_after(tmp_path, 512)
+    assert sorted(p.name for p in pool.iterdir()) == ["snap_000000000256.npz", "snap_000000000512.npz"]
+    assert (tmp_path / "pool_set_aside" / "snap_000000000768.npz").read_bytes() == b"768"
+    assert "1 self-play snapshots after 512 steps moved to" in capsys.readouterr().out
+
+
 # -- 5: one run per folder ---------------------------------------------------------------------
 
 

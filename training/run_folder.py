@@ -239,15 +239,35 @@ def remove_failed_start(run_dir: Path) -> None:
         print(f"removed {run_dir}: the run stopped before saving anything", file=sys.stderr)
 
 
+def set_aside_snapshots(run_dir: Path, steps: int) -> None:
+    """Move the self-play snapshots written after ``steps`` (``pool/snap_<steps>.npz``)
+    to ``pool_set_aside/``: a run that goes on from ``steps`` never plays against the
+    models of the part it lost."""
+    later = [
+        p
+        for p in sorted((run_dir / "pool").glob("snap_*.npz"))
+        if p.stem[5:].isdigit() and int(p.stem[5:]) > steps
+    ]
+    if not later:
+        return
+    aside = run_dir / "pool_set_aside"
+    aside.mkdir(exist_ok=True)
+    for path in later:
+        path.rename(free_name(aside / path.name))
+    print(f"{len(later)} self-play snapshots after {max(steps, 0):,} steps moved to {aside}", flush=True)
+
+
 def set_aside_after(run_dir: Path, steps: int) -> None:
     """Before a run goes on from ``steps`` (-1: from the start): keep the log so far
     under a name of its own (SB3 starts ``progress.csv`` anew), and set aside the
     evaluation rows later than ``steps`` (written after the last checkpoint, before a
-    crash) with the best model they chose, so they take no part in choosing the next.
-    Nothing is deleted or replaced."""
+    crash) with the best model they chose, so they take no part in choosing the next,
+    and the self-play snapshots of those steps (:func:`set_aside_snapshots`). Nothing is
+    deleted or replaced."""
     log = run_dir / "logs" / "progress.csv"
     if log.exists():
         log.rename(free_name(run_dir / "logs" / f"progress_to_{max(steps, 0):012d}.csv"))
+    set_aside_snapshots(run_dir, steps)
     rows = read_evaluations(run_dir)
     kept = [r for r in rows if int(r["timesteps"]) <= steps]
     if len(kept) == len(rows):
