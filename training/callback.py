@@ -112,11 +112,11 @@ class RunCallback(BaseCallback):
         return self.num_timesteps // every > last // every
 
     def snapshot(self) -> None:
-        """Add the current policy to the self-play pool (the newest ``pool_size`` kept)."""
+        """Add the current policy to the self-play pool (the leagues draw the newest
+        ``pool_size``; older ones are deleted at the next checkpoint, so a run that goes
+        on from a checkpoint finds the pool it had there)."""
         pool = make_dir(self.run_dir / "pool")
         NumpyPolicy.from_sb3(self.model.policy).save(pool / f"snap_{self.num_timesteps:012d}.npz")
-        for old in sorted(pool.glob("snap_*.npz"))[: -self.config.pool_size]:
-            old.unlink()
         seats = league_seats(self.training_env)
         if seats is not None:  # the batched env's seats, in this process
             leagues = {id(s.league): s.league for row in seats for s in row if hasattr(s, "league")}
@@ -194,14 +194,17 @@ class RunCallback(BaseCallback):
 
     def checkpoint(self) -> Path:
         """Save the model as ``checkpoints/ckpt_<steps>.zip``, then delete the older
-        checkpoints but the newest ``keep_checkpoints``; its path. The checkpoint of the
-        best evaluation so far is kept too: a resume after a crash that sets aside later
-        evaluations restores ``best_evaluation.zip`` from it."""
+        checkpoints but the newest ``keep_checkpoints``, and the self-play snapshots but
+        the newest ``pool_size``; its path. The checkpoint of the best evaluation so far
+        is kept too: a resume after a crash that sets aside later evaluations restores
+        ``best_evaluation.zip`` from it."""
         path = self.run_dir / "checkpoints" / f"ckpt_{self.num_timesteps:012d}.zip"
         save_model(self.model, path, self.config)
         best = best_evaluation(self.evals)[0]
         spare = (path,) if best is None else (path, path.with_name(f"ckpt_{best:012d}.zip"))
         prune_checkpoints(self.run_dir, self.config.keep_checkpoints, spare)
+        for old in sorted((self.run_dir / "pool").glob("snap_*.npz"))[: -self.config.pool_size]:
+            old.unlink()  # older than the pool this checkpoint's run draws from
         return path
 
     def evaluate(self) -> None:
