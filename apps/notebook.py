@@ -113,6 +113,9 @@ def execute(run: Path, notebook: Path, timeout: int, progress: bool = False) -> 
             kernel_name="python3",
             resources={"metadata": {"path": str(notebook.parent)}},
             on_cell_executed=executed,
+            # the kernel's own log from errors up: its warning about TCP on loopback
+            # says nothing about the notebook (the cells' output is kept whole)
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
         previous = signal.signal(signal.SIGINT, on_ctrl_c)
         try:
