@@ -232,6 +232,8 @@ def test_a_move_has_a_time_limit_and_the_server_stops_on_signals(tmp_path):
             assert alive(server) and time.monotonic() - quick < 2  # the sleeping thread holds nothing else
             server.proc.send_signal(sig)
             server.proc.wait(timeout=10)  # within seconds, whatever the thread is doing
+            # Ctrl-C: one line and 130, as every command; SIGTERM: uvicorn stops and dies of it
+            assert server.proc.returncode == (130 if sig == signal.SIGINT else -signal.SIGTERM)
 
 
 def test_games_are_bounded_and_a_game_in_play_is_never_evicted():

@@ -16,9 +16,9 @@ Ctrl-C or SIGTERM stops it within seconds, whatever its games are doing.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import socket
 import sys
+import warnings
 from pathlib import Path
 
 from apps.web.guard import is_loopback
@@ -162,13 +162,19 @@ def main(argv: list[str] | None = None) -> int:
     shown = f"[{host}]" if ":" in host else host
     for line in warnings_for(host, args.allow_code, args.allow_seeds):
         print(f"{PROG}: warning: {line}", file=sys.stderr, flush=True)
-    print(
-        f"{PROG}: serving the Thirty-One table at http://{shown}:{port}/?token={app.state.token} (Ctrl-C stops it)",
-        flush=True,
-    )
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=GRACE_SECONDS))
-    with contextlib.suppress(KeyboardInterrupt):
+    # a Ctrl-C the moment before uvicorn's loop starts leaves its coroutine unstarted
+    warnings.filterwarnings("ignore", "coroutine 'Server.serve' was never awaited", RuntimeWarning)
+    try:
+        print(
+            f"{PROG}: serving the Thirty-One table at http://{shown}:{port}/?token={app.state.token} "
+            "(Ctrl-C stops it)",
+            flush=True,
+        )
         server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn stops in order, then raises the Ctrl-C again
+        print(f"{PROG}: stopped", file=sys.stderr, flush=True)
+        return 130
     return 0
 
 
