@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from thirtyone_env.harness.files import FolderLock, atomic_write, json_value
+from thirtyone_env.harness.files import FolderLock, atomic_write, json_value, read_json_object
 from training.config import OPERATIONAL, PLACEMENT, REMOVED, UNSTORED, TrainConfig
 from training.evaluations import best_evaluation, read_evaluations, write_evaluations
 
@@ -136,23 +136,18 @@ def read_steps(run_dir: Path) -> dict[str, Any]:
     """The run's ``steps.json`` (empty when none): ``ValueError`` naming the file when it
     is not what :func:`record_step` writes, so that a resume refuses it before any step
     runs, not after."""
-    path = run_dir / STEPS
-    if not path.exists():
-        return {}
-    try:
-        steps = json_value(path.read_bytes())
-        if not isinstance(steps, dict) or not all(
-            isinstance(figures, dict)
-            and all(
-                v is None or (isinstance(v, int | float) and not isinstance(v, bool))
-                for v in figures.values()
-            )
-            for figures in steps.values()
-        ):
-            raise ValueError("not an object of steps, each an object of its figures")
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path} is not the record of the steps this program wrote: {e}") from None
-    return steps
+
+    def figures(entry: Any) -> bool:
+        return isinstance(entry, dict) and all(
+            v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in entry.values()
+        )
+
+    return read_json_object(
+        run_dir / STEPS,
+        figures,
+        "the record of the steps this program wrote",
+        "an object of steps, each an object of its figures",
+    )
 
 
 def record_step(run_dir: Path, step: str, stats: dict[str, float], seconds: float) -> None:

@@ -59,6 +59,7 @@ from thirtyone_env.harness.files import (
     check_name,
     check_writable_dir,
     json_value,
+    read_json_object,
     read_small_text,
 )
 from training.config import TrainConfig
@@ -302,21 +303,20 @@ def judged_trials(folder: Path) -> dict[str, dict[str, Any]]:
     """What ASHA judged of each trial of the sweep in ``folder`` (:data:`JUDGED`): the
     evaluations it judged (the first so many of the run folder's) and whether it
     stopped the trial; ``ValueError`` naming the file when it is not such a record."""
-    path = folder / JUDGED
-    if not path.exists():
-        return {}
-    try:
-        judged = json_value(path.read_bytes())
-        if not isinstance(judged, dict) or not all(
-            isinstance(v, dict)
-            and isinstance(v.get("evaluations"), int)
-            and isinstance(v.get("stopped"), bool)
-            for v in judged.values()
-        ):
-            raise ValueError("not an object of trials, each with its 'evaluations' and 'stopped'")
-    except ValueError as e:
-        raise ValueError(f"{path} is not the record of what ASHA judged: {e}") from None
-    return judged
+
+    def judged(entry: Any) -> bool:
+        return (
+            isinstance(entry, dict)
+            and isinstance(entry.get("evaluations"), int)
+            and isinstance(entry.get("stopped"), bool)
+        )
+
+    return read_json_object(
+        folder / JUDGED,
+        judged,
+        "the record of what ASHA judged",
+        "an object of trials, each with its 'evaluations' and 'stopped'",
+    )
 
 
 def check_records(folder: Path) -> None:

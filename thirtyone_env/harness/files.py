@@ -23,6 +23,7 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -56,6 +57,25 @@ def json_value(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise ValueError("its JSON is nested too deep to read") from None
+
+
+def read_json_object(
+    path: str | os.PathLike, entry_fits: Callable[[Any], bool], what: str, shape: str
+) -> dict[str, Any]:
+    """The JSON object a program's own record file holds (``{}`` when there is none),
+    each of its values passing ``entry_fits``: ``ValueError`` "``path`` is not
+    ``what``: ..." for a file that cannot be read, is no JSON or is nested too deep, or
+    is not of that ``shape`` (said in words)."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    try:
+        data = json_value(path.read_bytes())
+        if not isinstance(data, dict) or not all(entry_fits(v) for v in data.values()):
+            raise ValueError(f"not {shape}")
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path} is not {what}: {e}") from None
+    return data
 
 
 def json_text(x: Any, indent: int = 1) -> str:
