@@ -395,7 +395,7 @@ def test_deeply_nested_brackets_are_a_clear_error(tmp_path):
 def test_a_record_of_another_version_or_a_number_too_long_is_named_with_its_line(tmp_path):
     rec, lines = recorded_heads_up()
     head = json.loads(lines[0])
-    for version in (2, "1"):
+    for version in (3, "2", True):
         path = write_lines(
             tmp_path / f"v{version}.jsonl", [json.dumps({**head, "version": version}), *lines[1:]]
         )
@@ -406,6 +406,22 @@ def test_a_record_of_another_version_or_a_number_too_long_is_named_with_its_line
     path = write_lines(tmp_path / "long.jsonl", [lines[0], text, *lines[2:]])
     r = replay_cli(path)
     assert r.returncode == 2 and f"{path}:2: not a JSON line" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_version_1_record_replays_unless_it_is_banking(tmp_path):
+    """Version 1 differs only in banking's deal: its other games replay as they are, a
+    banking game is refused in one line rather than replayed from decks dealt another way."""
+    rec, lines = recorded_heads_up()
+    head = json.loads(lines[0])
+    assert head["version"] == 2
+    old = write_lines(tmp_path / "v1.jsonl", [json.dumps({**head, "version": 1}), *lines[1:]])
+    r = replay_cli(old, "--game", 0)
+    assert r.returncode == 0, r.stderr
+    banking = {**head, "version": 1, "rules": {**head["rules"], "table": "widow", "scoring": "chips"}}
+    path = write_lines(tmp_path / "bank.jsonl", [json.dumps(banking), *lines[1:]])
+    r = replay_cli(path)
+    assert r.returncode == 2 and f"{path}:1: a banking record of version 1" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_replay_streams_a_large_record(tmp_path, capsys):

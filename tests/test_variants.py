@@ -149,6 +149,16 @@ def test_points_game_lasts_num_rounds_and_nobody_is_out():
 # -- banking ----------------------------------------------------------------------------
 
 
+def test_banking_deals_the_widow_one_card_a_round():
+    """The seed: after each player has received one card, the dealer lays one card face
+    down, three rounds making the widow; then the upcard and the stock."""
+    deck = parse_cards("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac 2d 3d")
+    s = new_game(Rules.preset("banking"), 3, np.random.default_rng(0), dealer=2, deck=deck)
+    assert s.hands == [parse_cards(h) for h in ("2c 6c Tc", "3c 7c Jc", "4c 8c Qc")]
+    assert s.table == [parse_cards("5c 9c Kc")]
+    assert s.discard == [card("Ac")] and s.stock[-1] == card("2d")  # the stock's top: next in the deck
+
+
 def test_banking_ante_widow_exchange_and_pot():
     rules = Rules.preset("banking")
     # dealer 2: seat 0 plays first. Widow: Ah Kh Qh (face down at the deal).

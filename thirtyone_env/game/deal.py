@@ -150,7 +150,7 @@ def stacked_table_deck(
         raise ValueError(f"stacked_table_deck: the table needs 3 cards, got {len(tab)}")
     kind = rules.table
     if kind == "widow":
-        order = [parsed[p][0] for p in seats] + tab + [parsed[p][r] for r in (1, 2) for p in seats]
+        order = [c for r in range(3) for c in [*(parsed[p][r] for p in seats), tab[r]]]
         order += parse_cards([upcard]) if upcard is not None else []
     elif kind == "switch" and carried:
         carry = parse_cards(carried)
@@ -418,8 +418,9 @@ def _deal_table(
 ) -> int:
     """Deal a variant's table (see ``Rules.table``); returns the upcard (-1: none).
 
-    Widow: one card to each player, three face-down widow cards, two more rounds, the
-    upcard, the stock. Switch: three rounds of one card to each player, to the dealer's
+    Widow: three rounds of one card to each player and one face-down card to the widow
+    (the seed: "after each player has received one card, the dealer lays one card face
+    down ... to form a pile of three cards"), then the upcard, the stock. Switch: three rounds of one card to each player, to the dealer's
     second hand and to the face-down table hand; the rest is the stock (for renewals).
     A Switch carry-over (``carried``): the carried hand lies face up as table hand 0 and
     ``order`` without its three cards deals three rounds to each player and to the
@@ -431,8 +432,8 @@ def _deal_table(
     s.discard = []
     if kind == "widow":
         for i, seat in enumerate(seats):
-            hands[seat] = [order[i], order[k + 3 + i], order[2 * k + 3 + i]]
-        s.table = [order[k : k + 3]]
+            hands[seat] = [order[r * (k + 1) + i] for r in range(3)]
+        s.table = [[order[r * (k + 1) + k] for r in range(3)]]
         s.table_up = [[False, False, False]]
         upcard = order[3 * k + 3]
         s.discard = [upcard]

@@ -119,8 +119,8 @@ class Rules:
       highest (6 instead of 3) and the others below it, the knocker's 0/1 still
       applying, and every hand is laid down and shown, as after a knock (the seed:
       "all players show their hands"); a void round scores nothing.
-    - Banking: the widow is dealt after the first card to each player, before the
-      other two; widow exchanges are allowed in the last turns after a knock too (they
+    - Banking: the widow gets one face-down card after each round of the deal (one
+      card to each player); widow exchanges are allowed in the last turns after a knock too (they
       replace a draw); a player short of the ante or the blitz chip pays what it has;
       the odd chips of a split pot stay for the next round; a void round keeps the pot.
     - Switch: dealt one card at a time to each player, the dealer's second hand and

@@ -46,7 +46,11 @@ from thirtyone_env.game.rules import Rules
 from thirtyone_env.harness.driver import MoveObserver, observed_action
 from thirtyone_env.harness.files import atomic_write, json_value
 
-VERSION = 1
+VERSION = 2
+#: versions this program replays; version 1 differs from 2 only in banking's deal (its
+#: widow was dealt all at once after each player's first card), so a version-1 banking
+#: game is refused rather than replayed from decks dealt another way
+READ_VERSIONS = (1, 2)
 
 
 def _event_action(kind: str, data: Any) -> int | None:
@@ -257,8 +261,8 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
                 )
         if len({name for name, _ in files}) != len(files):
             raise ValueError("a file is listed twice")
-        if manifest.get("type") != "record manifest" or manifest.get("version") != VERSION:
-            raise ValueError(f"its type and version are not 'record manifest', {VERSION}")
+        if manifest.get("type") != "record manifest" or not _readable(manifest.get("version")):
+            raise ValueError("its type and version are not 'record manifest', 1 or 2")
         if manifest.get("complete") is not True:
             raise ValueError("it does not say the record is complete")
         total = manifest.get("games")
@@ -317,6 +321,25 @@ def _is_text(obj: Any) -> bool:
     return True
 
 
+def _readable(version: Any) -> bool:
+    return type(version) is int and version in READ_VERSIONS
+
+
+def _check_version(head: dict[str, Any], where: str) -> None:
+    """Refuse a game line of a version this program does not replay (see
+    :data:`READ_VERSIONS`)."""
+    version = head.get("version", VERSION)
+    if not _readable(version):
+        raise ValueError(f"{where}: a record of version {version!r}; this program reads versions 1 and 2")
+    rules = head.get("rules")
+    if version == 1 and isinstance(rules, dict) and rules.get("table") == "widow":
+        raise ValueError(
+            f"{where}: a banking record of version 1, dealt with the widow all at once after "
+            "each player's first card; this program deals the widow one card a round and "
+            "cannot replay it"
+        )
+
+
 def parse_line(text: str, where: str) -> dict[str, Any]:
     """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
     for anything that is not a record line of a known type with its keys."""
@@ -340,10 +363,8 @@ def parse_line(text: str, where: str) -> dict[str, Any]:
     for key, (fits, what) in KEY_SHAPES.items():
         if key in obj and key in (*REQUIRED_KEYS[kind], "round_no") and not fits(obj[key]):
             raise ValueError(f"{where}: the {kind!r} line's {key!r} must be {what}")
-    if kind == "game" and obj.get("version", VERSION) != VERSION:
-        raise ValueError(
-            f"{where}: a record of version {obj['version']!r}; this program reads version {VERSION}"
-        )
+    if kind == "game":
+        _check_version(obj, where)
     return obj
 
 
