@@ -190,7 +190,7 @@ def test_illegal_action_penalize_and_raise():
     obs, info = env.reset(seed=0)
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     obs, reward, term, trunc, info = env.step(illegal)
-    assert (reward, term, trunc) == (-1.0, True, False)
+    assert (reward, term, trunc) == (-6.0, True, False)  # 4 lives and a knocker's 2 still to lose
     assert info["illegal_action"]["action"] == illegal
     with pytest.raises(RuntimeError, match="reset"):
         env.step(DRAW_STOCK)
@@ -435,3 +435,50 @@ def test_the_vector_env_takes_player_specs_too():
     assert obs.shape == (2, venv.single_observation_space.shape[0])
     with pytest.raises(ValueError, match="unknown player 'nobody'"):
         ThirtyOneVectorEnv(2, opponents="nobody")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "forfeit"),
+    [
+        ({}, -6.0),
+        ({"backend": "compiled"}, -6.0),
+        ({"episode": "round"}, -2.0),
+        ({"episode": "round", "backend": "compiled"}, -2.0),
+        ({"reward": "rate", "backend": "compiled"}, -6.0),
+        ({"reward": "win"}, -1.0),
+        ({"reward": "win", "backend": "compiled"}, -1.0),
+        ({"rules": "stop_the_bus"}, -4.0),  # 3 lives, a knocker charged 1
+        ({"rules": "banking"}, -21.0),  # every chip held, the ante in the pot and a blitz chip
+        ({"rules": "banking", "episode": "round"}, -2.0),  # the ante and a blitz chip
+        ({"rules": "no_elimination"}, -1.0),  # rounds score 0 or more
+    ],
+)
+def test_an_illegal_action_costs_the_worst_the_episode_could_bring(kwargs, forfeit):
+    env = ThirtyOneEnv(**kwargs)
+    obs, info = env.reset(seed=3)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, term, _, info = env.step(illegal)
+    assert term and reward == forfeit and info["illegal_action"]["action"] == illegal
+
+
+@pytest.mark.parametrize("rules", ["standard", "cut_throat", "stop_the_bus", "banking", "no_elimination"])
+def test_no_game_played_returns_less_than_forfeiting_at_its_start(rules):
+    """Random legal play, the worst there is, never returns less than an illegal first
+    move: a learner without masks is never paid to forfeit."""
+    env = ThirtyOneEnv(rules=rules, opponents="greedy", seat=0)
+    _, info = env.reset(seed=0)
+    env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    rng = np.random.default_rng(1)
+    worst = np.inf
+    for game in range(25):
+        _, info = env.reset(seed=100 + game)
+        done, total = False, 0.0
+        while not done:
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, reward, done, _, info = env.step(action)
+            total += reward
+        worst = min(worst, total)
+        _, info = env.reset(seed=100 + game)
+        _, forfeit, *_ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+        assert forfeit <= total, (game, forfeit, total)
+    assert np.isfinite(worst)

@@ -131,9 +131,11 @@ def test_win_reward_and_illegal_move_ends_the_game():
     env.reset(seed=0)
     obs, *_ = env.last()
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    mover = env.agent_selection
     env.step(illegal)
     assert all(env.terminations.values())
-    assert min(env.rewards.values()) == -1
+    assert env.rewards[mover] == -6.0  # every life it could still lose: 4 and a knocker's 2
+    assert all(r == 0.0 for a, r in env.rewards.items() if a != mover)
 
 
 def test_rate_reward_is_the_lives_reward_plus_a_share_a_round():

@@ -65,7 +65,7 @@ def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
     assert episodes > 20
 
 
-def test_an_illegal_action_ends_that_game_with_minus_one():
+def test_an_illegal_action_ends_that_game_with_the_forfeit():
     vec = ThirtyOneVectorEnv(3, 4, "standard", seat=0)
     vec.reset(seed=0)
     masks = vec.action_masks()
@@ -73,7 +73,7 @@ def test_an_illegal_action_ends_that_game_with_minus_one():
     bad = int(np.flatnonzero(masks[1] == 0)[0])
     actions[1] = bad
     _, rewards, done, _, info = vec.step(actions)
-    assert done[1] and rewards[1] == -1.0 and info["final_info"][1]["illegal_action"] is True
+    assert done[1] and rewards[1] == -6.0 and info["final_info"][1]["illegal_action"] is True
     assert info["final_info"][0] is None  # game 0 played on
     assert not done[0] and not done[2]
 

@@ -59,7 +59,7 @@ from thirtyone_env.game.actions import DISCARD_BASE, DRAW_STOCK, KNOCK, NUM_ACTI
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
 from thirtyone_env.game.encoding import TURN_SCALE, history_features
 from thirtyone_env.game.engine import DISCARD, DRAW, GAME_OVER, ROUND_OVER
-from thirtyone_env.game.rewards import LIVES, RATE, WIN, settled_reward
+from thirtyone_env.game.rewards import LIVES, RATE, WIN, forfeit_reward, settled_reward
 from thirtyone_env.game.state import (
     NUM_TALLY,
     T_DRAWS,
@@ -84,6 +84,8 @@ S_TALLY = 9  #: the seat's public tally (``GameState.tally``) in columns S_TALLY
 NUM_S = S_TALLY + NUM_TALLY
 #: The envs' reward of a settled round (``rewards.settled_reward``), compiled.
 reward_of = njit(cache=True, inline="always")(settled_reward)
+#: The envs' reward of an illegal action (``rewards.forfeit_reward``), compiled.
+forfeit_of = njit(cache=True, inline="always")(forfeit_reward)
 #: A seat's ``opponent_history`` row (``encoding.history_features``), compiled.
 history_row = njit(cache=True, inline="always")(history_features)
 
@@ -674,7 +676,8 @@ def step_games(
     rew, pending, actions, illegal, done,
 ):  # fmt: skip
     """One agent action per game, the opponents' replies; ``rew`` gets each game's
-    reward (-1 and ``illegal`` for an illegal action, which ends the game) and
+    reward (for an illegal action, which ends the game, ``illegal`` and the
+    ``rewards.forfeit_reward`` of the lives games) and
     ``done`` whether its episode ended (a game waiting on an external seat is not
     done: :func:`play_external` goes on with it). Finished games are not reset here."""
     n = hands.shape[1]
@@ -684,7 +687,9 @@ def step_games(
         a = actions[i]
         if a < 0 or a >= NUM_ACTIONS or not is_legal(g, seat_i, hands, R, i, a):
             illegal[i] = True
-            rew[i] = -1.0
+            cost = float(max(1, R[R_PENALTY]))
+            lives = float(seat_i[i, g[i, G_SEAT], S_LIVES])
+            rew[i] += forfeit_of(R[R_REWARD], lives, cost, R[R_EPISODE] == EPISODE_ROUND)
             g[i, G_STATUS] = OVER
             done[i] = True
             continue
@@ -978,4 +983,6 @@ def baked_constants():
         reward_of(WIN, -2.0, True, False, 0.25), reward_of(WIN, -1.0, False, True, 0.25),
         reward_of(WIN, -1.0, False, False, 0.25), reward_of(WIN, 0.0, True, True, 0.25),
         reward_of(RATE, -2.0, False, False, 0.25), reward_of(RATE, 0.0, True, False, 1.0 / 3.0),
+        forfeit_of(LIVES, 3.0, 2.0, False), forfeit_of(RATE, 3.0, 2.0, True),
+        forfeit_of(WIN, 3.0, 2.0, False), forfeit_of(LIVES, 7.0, 0.0, False),
     )  # fmt: skip

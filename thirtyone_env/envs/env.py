@@ -70,7 +70,7 @@ from thirtyone_env.game.engine import (
     new_game,
 )
 from thirtyone_env.game.policies import GreedyPolicy
-from thirtyone_env.game.rewards import seat_reward
+from thirtyone_env.game.rewards import forfeit_reward, round_cost, seat_reward
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.starts import check_standing
 from thirtyone_env.game.views import describe_view, player_view, public_result
@@ -96,8 +96,11 @@ class ThirtyOneEnv(gym.Env):
         reward: ``"lives"``, ``"win"`` or ``"rate"`` (see the module doc).
         obs_encoding: ``"flat"`` (a ``Box``; ``env.obs_layout`` names its slices) or
             ``"dict"`` (a ``Dict`` of the same parts).
-        illegal_action: ``"penalize"``: an illegal action ends the episode with reward
-            -1 and ``info["illegal_action"]``; ``"raise"``: raise
+        illegal_action: ``"penalize"``: an illegal action ends the episode with
+            ``info["illegal_action"]`` and the worst reward the rest of the episode
+            could have brought (:func:`~thirtyone_env.game.rewards.forfeit_reward`:
+            every life still to lose, -1 with ``reward="win"``), so that no illegal
+            move pays better than playing on; ``"raise"``: raise
             :class:`~thirtyone_env.game.engine.IllegalActionError`.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"``
             (prints it every step) or ``"rgb_array"`` (the text as an image of one
@@ -333,7 +336,10 @@ class ThirtyOneEnv(gym.Env):
             rejected = self._reject(a, legal)
             info = self._info()
             info["illegal_action"] = rejected
-            return self._observe(self.seat, self.obs_encoding), -1.0, True, False, info
+            forfeit = self._forfeit(
+                float(s.score[self.seat] if self.rules.scoring == "chips" else s.lives[self.seat])
+            )
+            return self._observe(self.seat, self.obs_encoding), forfeit, True, False, info
         table = self._table
         table.state = s  # the game is the env's ``state`` (a caller may have set it)
         table.play(a)
@@ -354,6 +360,19 @@ class ThirtyOneEnv(gym.Env):
         self._done = True
         return {"action": a, "legal": legal, "message": message}
 
+    def _forfeit(self, standing: float) -> float:
+        """The reward of an illegal action (:func:`~thirtyone_env.game.rewards.forfeit_reward`)
+        with ``standing`` the agent's lives (chips at banking), and any reward still
+        pending from rounds settled before its first decision."""
+        forfeit = forfeit_reward(
+            self._reward_index,
+            standing,
+            round_cost(self.rules),
+            self.episode == "round",
+        )
+        pending, self._pending = self._pending, 0.0
+        return pending + forfeit
+
     def _step_compiled(self, a: int) -> tuple[Any, float, bool, bool, dict]:
         game = self._compiled
         if not game.legal(a):
@@ -361,7 +380,9 @@ class ThirtyOneEnv(gym.Env):
             info = game.info()
             info["action_mask"] = np.zeros(self.num_actions, dtype=np.int8)
             info["illegal_action"] = rejected
-            return game.obs[0].copy(), -1.0, True, False, info
+            obs = game.obs[0].copy()
+            _, reward, _ = game.step(a)  # the kernels end the game with the forfeit's reward
+            return obs, reward, True, False, info
         obs, reward, done = game.step(a)
         self._done = done
         info = game.info()

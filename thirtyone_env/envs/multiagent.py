@@ -1,7 +1,8 @@
 """A PettingZoo AEC environment: every seat of a Thirty-One table played from outside.
 
-``env(num_players=4, rules="standard")`` is the wrapped environment (illegal moves end
-the game with -1 for the mover, out-of-order calls raise); ``raw_env`` is the bare one.
+``env(num_players=4, rules="standard")`` is the wrapped environment (an illegal move
+ends the game, the mover's reward the worst the rest of its game could have brought:
+:meth:`raw_env.forfeit`; out-of-order calls raise); ``raw_env`` is the bare one.
 Both hold actions to the single-agent env's contract
 (:func:`~thirtyone_env.game.actions.check_action_id`): anything but an int id in the action
 space (a bool, a float, a string) raises
@@ -42,7 +43,7 @@ from thirtyone_env.envs.spaces import dict_space, flat_space
 from thirtyone_env.game.actions import check_action_id, num_actions
 from thirtyone_env.game.encoding import ENCODINGS, ObsLayout, encode_dict, encode_flat
 from thirtyone_env.game.engine import GAME_OVER, ROUND_OVER, GameState, legal_mask, new_game
-from thirtyone_env.game.rewards import seat_reward
+from thirtyone_env.game.rewards import forfeit_reward, round_cost, seat_reward
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.views import describe_view, player_view, public_result
 from thirtyone_env.harness.driver import Table, check_seated, observe
@@ -51,9 +52,25 @@ from thirtyone_env.harness.driver import Table, check_seated, observe
 def env(**kwargs: Any) -> AECEnv:
     """The AEC environment with PettingZoo's usual wrappers for classic games."""
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = ForfeitIllegalWrapper(e)
     e = ActionContractWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+class ForfeitIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with the mover's reward for an illegal
+    move the worst the rest of its game could bring (:meth:`raw_env.forfeit`) rather
+    than a constant -1, which here, where a lost game costs every life, would pay
+    better than playing on."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env, illegal_reward=-1.0)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):
+            self._illegal_value = self.env.unwrapped.forfeit(agent)
+        super().step(action)
 
 
 class ActionContractWrapper(BaseWrapper):
@@ -190,6 +207,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
             self.infos[agent] = {"round_result": public_result(result, seat, s.rules)}
             if over:
                 self.infos[agent]["winners"] = tuple(s.winners)
+
+    def forfeit(self, agent: str) -> float:
+        """``agent``'s reward for an illegal move, which ends its game: the worst the
+        rest of the game could have brought it
+        (:func:`~thirtyone_env.game.rewards.forfeit_reward`: every life still to lose,
+        at banking every chip; -1 with ``reward="win"`` and in the points games)."""
+        seat = self.agent_name_mapping[agent]
+        s = self.state_
+        standing = float(s.score[seat] if self.rules.scoring == "chips" else s.lives[seat])
+        return forfeit_reward(self._reward_index, standing, round_cost(self.rules), False)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

@@ -84,7 +84,8 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         opponent_history: as for ``ThirtyOneEnv``.
 
     Observations are the flat encoding (``float32``); an illegal action ends that game
-    with reward -1 and ``info["illegal_action"]`` true for it.
+    with ``info["illegal_action"]`` true for it and the reward
+    ``rewards.forfeit_reward`` gives (as ``ThirtyOneEnv``: every life still to lose).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
