@@ -5,7 +5,10 @@ returns gets a new version, and the older id stays registered as it was. Correct
 of the game's rules to the seed's apply to every id (the rules are not a version's to
 keep wrong): one's own discard is taken back only with two players left after a knock,
 and tables seat two to seven. So does the players' own generator, which changes the
-games of opponents that sample (not of those that decide alone) under a seed.
+games of opponents that sample (not of those that decide alone) under a seed, and the
+cost of an illegal action (:func:`~thirtyone_env.game.rewards.forfeit_reward`, the worst
+the rest of the episode could bring, where -1 had paid better than playing: a defect
+that taught learners without masks to forfeit, not a behaviour to keep).
 
 - ``ThirtyOne-v0``: :class:`~thirtyone_env.envs.env.ThirtyOneEnv` as constructed, with
   ``reward="lives"`` by default. In the lives games every lost game returns the same
