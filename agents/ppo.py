@@ -328,8 +328,18 @@ def describe(policy: Any) -> dict[str, Any]:
 def model_bytes(model: Any, table: dict[str, Any] | None = None) -> bytes:
     """An SB3 model saved as a zip, with its :func:`describe` entry added; ``table``
     (``{"players": n, "rules": {field: value}}``) says what table it was trained for."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     buf = io.BytesIO()
-    model.save(buf)
+    own = model.policy_class
+    if isinstance(own, type) and issubclass(own, MaskableActorCriticPolicy):
+        # a training-time subclass (the anchored policy) keeps sb3-contrib's weights:
+        # saved as sb3-contrib's class, ``MaskablePPO.load`` needs nothing of ours
+        model.policy_class = MaskableActorCriticPolicy
+    try:
+        model.save(buf)
+    finally:
+        model.policy_class = own
     description = describe(model.policy)
     if table is not None:
         description["table"] = table

@@ -98,6 +98,29 @@ def anchored_batch():
     return model.policy, obs, masks, th.as_tensor(masks.float().argmax(dim=1))
 
 
+def test_an_anchored_model_is_saved_as_sb3_contribs_policy(tmp_path):
+    """The anchor is a training-time subclass with sb3-contrib's weights: the saved zip
+    names sb3-contrib's class, so ``MaskablePPO.load`` needs no code of ours."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.ppo import model_bytes
+    from thirtyone_env.envs.vector import sb3_vec_env
+    from training.anchor import AnchoredPolicy
+
+    env = sb3_vec_env(2, 4, "standard", opponents="greedy")
+    model = MaskablePPO(
+        AnchoredPolicy, env, n_steps=16, batch_size=32, policy_kwargs={"net_arch": [16]}, seed=0
+    )
+    path = tmp_path / "anchored.zip"
+    path.write_bytes(model_bytes(model))
+    assert model.policy_class is AnchoredPolicy  # the run's own model keeps its class
+    again = MaskablePPO.load(path, device="cpu")
+    assert type(again.policy) is MaskableActorCriticPolicy
+    for name, tensor in model.policy.state_dict().items():
+        assert th.equal(again.policy.state_dict()[name], tensor)
+
+
 def test_the_anchor_adds_exactly_its_weight_times_the_kl_to_the_loss():
     policy, obs, masks, actions = anchored_batch()
     policy.set_anchor(NumpyPolicy.from_sb3(policy))
