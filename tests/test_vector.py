@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from thirtyone_env.envs.env import ThirtyOneEnv
-from thirtyone_env.envs.vector import ThirtyOneVectorEnv, batchable, sb3_vec_env
+from thirtyone_env.envs.vector import ThirtyOneVectorEnv, batchable, ended_game, sb3_vec_env
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 
 
@@ -52,7 +52,7 @@ def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
             assert (bool(done[i]), float(rewards[i])) == (d, r)
             if d:
                 assert np.array_equal(info["final_obs"][i], o)
-                final = info["final_info"][i]  # where the game ended, as the single env says
+                final = ended_game(info, i)  # where the game ended, as the single env says
                 assert {k: final[k] for k in ("seat", "round", "lives")} == {
                     k: single_info[k] for k in ("seat", "round", "lives")
                 }
@@ -65,6 +65,42 @@ def test_batched_games_equal_single_envs_step_for_step(rules, n, opponents, kw):
     assert episodes > 20
 
 
+@pytest.mark.parametrize("rules", ["stop_the_bus", "switch"])
+def test_the_per_game_envs_say_where_a_game_ended_as_the_kernels_do(rules):
+    """The variants the kernels do not play: a finished game's ``final_info`` has the
+    same keys, its charges summed over the rounds the single env settled."""
+    games, seed = 3, 7
+    vec = ThirtyOneVectorEnv(games, 3, rules, opponents=["random", "random"])
+    assert not vec.compiled
+    vec.reset(seed=seed)
+    envs, first = _single_envs(games, 3, rules, ("random", "random"), seed)
+    charged = [np.zeros(3, dtype=int) for _ in range(games)]
+    for i, (_, info) in enumerate(first):
+        for r in info.get("skipped_rounds", ()):
+            charged[i] += r.losses
+    rng = np.random.default_rng(2)
+    ended = 0
+    while ended < 6:
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in vec.action_masks()])
+        _, _, done, _, info = vec.step(actions)
+        for i, env in enumerate(envs):
+            _, _, d, _, single = env.step(int(actions[i]))
+            for r in single.get("round_results", ()):
+                charged[i] += r.losses
+            if not d:
+                continue
+            ended += 1
+            end = ended_game(info, i)
+            assert end["seat"] == env.seat and end["round"] == env.state.round_no
+            assert end["lives"] == tuple(env.state.lives) and end["active"] == tuple(env.state.active)
+            assert end["lives_lost"] == tuple(charged[i].tolist()) and end["illegal_action"] is False
+            assert end["rounds_played"][env.seat] <= end["round"]
+            _, single = env.reset()
+            charged[i] = np.zeros(3, dtype=int)
+            for r in single.get("skipped_rounds", ()):
+                charged[i] += r.losses
+
+
 def test_an_illegal_action_ends_that_game_with_the_forfeit():
     vec = ThirtyOneVectorEnv(3, 4, "standard", seat=0)
     vec.reset(seed=0)
@@ -73,8 +109,12 @@ def test_an_illegal_action_ends_that_game_with_the_forfeit():
     bad = int(np.flatnonzero(masks[1] == 0)[0])
     actions[1] = bad
     _, rewards, done, _, info = vec.step(actions)
-    assert done[1] and rewards[1] == -6.0 and info["final_info"][1]["illegal_action"] is True
-    assert info["final_info"][0] is None  # game 0 played on
+    assert done[1] and rewards[1] == -6.0 and ended_game(info, 1)["illegal_action"] is True
+    final = info["final_info"]  # Gymnasium's dict of arrays over the games, with masks
+    assert final["_illegal_action"].tolist() == [False, True, False] and final["illegal_action"][1]
+    assert final["lives"].shape == (3, 4) and info["_final_obs"].tolist() == [False, True, False]
+    with pytest.raises(KeyError, match="game 0 did not end"):
+        ended_game(info, 0)  # game 0 played on
     assert not done[0] and not done[2]
 
 

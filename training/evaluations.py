@@ -89,7 +89,7 @@ def evaluate_batched(path: Path, config: TrainConfig, spec: str, games: int, see
     counted once, to its end (a game's first episode in its slot), so short games are
     not favoured. A shared win counts 1/k, as on the harness."""
     from agents.ppo import PPOPlayer
-    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv, ended_game
     from thirtyone_env.game.rules import Rules
     from thirtyone_env.harness.evaluation import ratio_ci
 
@@ -113,7 +113,7 @@ def evaluate_batched(path: Path, config: TrainConfig, spec: str, games: int, see
             obs, _, done, _, info = vec.step(learner.act_batch(obs, info["action_mask"]))
             for i in np.flatnonzero(done & open_).tolist():
                 open_[i] = False
-                end = info["final_info"][i]
+                end = ended_game(info, i)
                 me = end["seat"]
                 won.append(win_share(end))
                 lost.append(end["lives_lost"][me])

@@ -53,6 +53,7 @@ from thirtyone_env.game.encoding import ObsLayout
 from thirtyone_env.game.engine import IllegalActionError
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
+from thirtyone_env.game.state import T_ROUNDS
 from thirtyone_env.harness.driver import check_seated
 
 
@@ -136,6 +137,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 for row in players
             ]
             self._masks = np.zeros((num_envs, self.single_action_space.n), dtype=np.int8)
+            self._charged = np.zeros((num_envs, n), dtype=np.int64)  #: each game's charges so far
         else:
             self.games = KernelGames(
                 num_envs,
@@ -178,6 +180,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         if self._fallback is not None:
             for i, env in enumerate(self._fallback):
                 obs, info = env.reset(seed=seeds[i])
+                self._charged[i] = self._skipped(info)
                 self._obs[i] = obs
                 self._masks[i] = info["action_mask"]
             return self._obs.copy(), self._mask_info({})
@@ -206,7 +209,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         info: dict[str, Any] = {}
         if done.any():
             ended = np.flatnonzero(done)
-            info = self._final_info(ended, obs, illegal)
+            info = self._final_info(ended, obs, illegal, {i: games.summary(i) for i in ended.tolist()})
             games.reset_games(ended)
             games.encode(ended, obs)
             games.update_masks()
@@ -242,39 +245,39 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 raise IllegalActionError(f"game {i}: {e}") from None
         return ids
 
-    def _final_info(self, ended: np.ndarray, obs: np.ndarray, illegal: np.ndarray | None) -> dict[str, Any]:
-        """Gymnasium's same-step autoreset info: the finished games' last observations."""
-        N = self.num_envs
-        final = np.full(N, None, dtype=object)
-        final_info = np.full(N, None, dtype=object)
+    def _final_info(
+        self, ended: np.ndarray, obs: np.ndarray, illegal: np.ndarray, summaries: dict[int, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset info, built as ``SyncVectorEnv`` builds it
+        (``VectorEnv._add_info``): ``final_obs``, an object array of the finished
+        games' last observations, and ``final_info``, a dict of arrays over the games
+        (``final_info["lives"]`` is ``(num_envs, num_players)``), each key with its
+        ``_key`` mask of the games that have it. :func:`ended_game` reads one game's."""
+        info: dict[str, Any] = {}
         for i in ended.tolist():
-            final[i] = obs[i].copy()
-            final_info[i] = {"illegal_action": bool(illegal[i])} if illegal is not None and illegal[i] else {}
-            if self.games is not None:
-                final_info[i].update(self.games.summary(i))
-        flags = np.zeros(N, dtype=bool)
-        flags[ended] = True
-        return {
-            "final_obs": final,
-            "_final_obs": flags,
-            "final_info": final_info,
-            "_final_info": flags.copy(),
-        }
+            game = {"illegal_action": bool(illegal[i])}
+            for key, value in summaries[i].items():
+                game[key] = np.asarray(value) if isinstance(value, tuple) else value
+            info = self._add_info(info, {"final_obs": obs[i].copy(), "final_info": game}, i)
+        return info
 
     def _step_fallback(self, actions: np.ndarray) -> tuple:
         N = self.num_envs
         rewards = np.zeros(N)
         done = np.zeros(N, dtype=bool)
         illegal = np.zeros(N, dtype=bool)
-        finals = {}
+        finals, summaries = {}, {}
         for i, env in enumerate(self._fallback):
             obs, r, terminated, _, info = env.step(int(actions[i]))
             rewards[i] = r
+            self._charged[i] += _charges(info.get("round_results", ()), self.num_players)
             if terminated:
                 done[i] = True
                 illegal[i] = "illegal_action" in info
                 finals[i] = obs
+                summaries[i] = self._fallback_summary(i)
                 obs, info = env.reset()
+                self._charged[i] = self._skipped(info)
             self._obs[i] = obs
             self._masks[i] = info["action_mask"]
         info: dict[str, Any] = {}
@@ -283,8 +286,30 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             last = self._obs.copy()
             for i, o in finals.items():
                 last[i] = o
-            info = self._final_info(ended, last, illegal)
+            info = self._final_info(ended, last, illegal, summaries)
         return self._obs.copy(), rewards, done, np.zeros(N, dtype=bool), self._mask_info(info)
+
+    def _skipped(self, info: dict[str, Any]) -> np.ndarray:
+        """The charges of the rounds a reset settled before the agent's first decision:
+        this game's in a ``"game"`` episode, other games' (dealt anew) in a ``"round"`` one."""
+        skipped = info.get("skipped_rounds", ()) if self.episode == "game" else ()
+        return _charges(skipped, self.num_players)
+
+    def _fallback_summary(self, i: int) -> dict[str, Any]:
+        """Where game ``i`` of the per-game envs ended, as the kernels' summary says it
+        (``KernelGames.summary``): rounds dealt in from the engine's public tally, the
+        charges (lives lost; a scored game's points or chips paid) summed over its
+        settled rounds, a round settled before the agent's first decision included."""
+        env = self._fallback[i]
+        s = env.state
+        return {
+            "seat": env.seat,
+            "round": s.round_no,
+            "lives": tuple(s.lives),
+            "active": tuple(bool(a) for a in s.active),
+            "rounds_played": tuple(int(t[T_ROUNDS]) for t in s.tally),
+            "lives_lost": tuple(int(x) for x in self._charged[i]),
+        }
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` int8: each game's legal actions for its agent."""
@@ -294,6 +319,33 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
     def compiled(self) -> bool:
         """Whether the games run in the compiled kernels (else one env per game)."""
         return self._fallback is None
+
+
+def _charges(results: Sequence[Any], n: int) -> np.ndarray:
+    """Each seat's charges over settled rounds (``RoundResult.losses``)."""
+    total = np.zeros(n, dtype=np.int64)
+    for result in results:
+        total += np.asarray(result.losses, dtype=np.int64)
+    return total
+
+
+def ended_game(info: dict[str, Any], i: int) -> dict[str, Any]:
+    """Game ``i``'s entry of a step's ``info["final_info"]`` (Gymnasium's dict of arrays
+    over the games) as one dict: ``seat``, ``round``, ``illegal_action`` and, per seat,
+    ``lives``, ``active``, ``rounds_played`` and ``lives_lost`` as tuples. ``KeyError``
+    when game ``i`` did not end in that step."""
+    final = info["final_info"]
+    if not final["_illegal_action"][i]:
+        raise KeyError(f"game {i} did not end in this step")
+    game: dict[str, Any] = {}
+    for key, value in final.items():
+        if key.startswith("_") or not final[f"_{key}"][i]:
+            continue
+        x = value[i]
+        game[key] = (
+            tuple(x.tolist()) if isinstance(x, np.ndarray) else x.item() if isinstance(x, np.generic) else x
+        )
+    return game
 
 
 def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
@@ -332,12 +384,12 @@ def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
             obs, rewards, done, _, info = self.venv.step(self._actions)
             infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
             if done.any():
-                final, final_info = info["final_obs"], info["final_info"]
+                final = info["final_obs"]
                 for i in np.flatnonzero(done).tolist():
                     infos[i] = {
                         "terminal_observation": final[i],
                         "TimeLimit.truncated": False,
-                        **final_info[i],
+                        **ended_game(info, i),
                     }
             return obs, rewards.astype(np.float32), done, infos
 
