@@ -257,8 +257,19 @@ def test_sb3_make_vec_env_renders_frames_for_its_default_render_mode():
     after = venv.envs[0].unwrapped.render()
     assert rewards.shape == (2,) and after.shape == first.shape and not np.array_equal(after, first)
     venv.close()
-    with pytest.warns(UserWarning, match="render_mode='rgb' is not supported"):
-        env = ThirtyOneEnv(render_mode="rgb")
+    with pytest.raises(ValueError, match="render_mode='rgb' is not allowed; allowed values: None, 'ansi'"):
+        ThirtyOneEnv(render_mode="rgb")
+
+
+def test_the_compiled_backend_declares_no_render_mode_and_passes_gymnasiums_checker():
+    """It renders nothing, so its metadata lists no mode (the checker draws each one
+    listed); SB3's ``rgb_array`` is taken with a warning and leaves no mode."""
+    env = ThirtyOneEnv(backend="compiled")
+    assert env.metadata["render_modes"] == [] and ThirtyOneEnv.metadata["render_modes"]
+    gym_check_env(env)
+    with pytest.warns(UserWarning, match="does not render"):
+        env = ThirtyOneEnv(backend="compiled", render_mode="rgb_array")
+    assert env.render_mode is None
     env.reset(seed=0)
     assert env.render() is None
 

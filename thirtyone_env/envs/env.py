@@ -104,8 +104,9 @@ class ThirtyOneEnv(gym.Env):
             :class:`~thirtyone_env.game.engine.IllegalActionError`.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"``
             (prints it every step) or ``"rgb_array"`` (the text as an image of one
-            size, for video recorders; SB3's ``make_vec_env`` asks for it); another
-            mode gets a warning, as Gymnasium gives, and no rendering.
+            size, for video recorders; SB3's ``make_vec_env`` asks for it; the
+            compiled backend renders nothing and takes it with a warning); another
+            mode is refused.
         backend: ``"python"`` (the engine: every rule set and opponent, ``state``,
             round results in ``info``, ``render`` and ``save_record``) or ``"compiled"``
             (the numba kernels of :mod:`thirtyone_env.envs.vector`: the stock game with lives,
@@ -150,11 +151,9 @@ class ThirtyOneEnv(gym.Env):
         self.obs_encoding = choice("obs_encoding", obs_encoding, ENCODINGS)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            # Gymnasium's behaviour for a mode an env lacks: a warning, and render()
-            # shows nothing
-            gym.logger.warn(
-                f"render_mode={render_mode!r} is not supported (render modes: "
-                f"{self.metadata['render_modes']}): render() returns None"
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; allowed values: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
             )
         self.render_mode = render_mode
         self.opponents = self._seat_opponents(opponents)
@@ -185,6 +184,9 @@ class ThirtyOneEnv(gym.Env):
                 raise ValueError("backend='compiled' observes the flat encoding and does not render")
             if render_mode == "rgb_array":  # what SB3's make_vec_env asks of every env
                 gym.logger.warn("backend='compiled' does not render: render() returns None")
+            # this env renders nothing: Gymnasium's checkers then ask for no mode
+            self.metadata = {**self.metadata, "render_modes": []}
+            self.render_mode = None
             self._compiled = CompiledGame(
                 n, self.rules, self.opponents, seat, episode, reward, self.opponent_history
             )
@@ -432,8 +434,8 @@ class ThirtyOneEnv(gym.Env):
     def render(self) -> str | np.ndarray | None:
         """The table as the agent's seat sees it: text (``"ansi"``), printed
         (``"human"``) or drawn as an image (``"rgb_array"``, :mod:`.frames`)."""
-        if self.render_mode not in self.metadata["render_modes"] or self._compiled is not None:
-            return None  # no render mode, or one this env lacks (warned at construction)
+        if self.render_mode is None:
+            return None  # no render mode (the compiled backend has none)
         if self.state is None:
             gym.logger.warn("render() before reset(): nothing to show")
             return None
