@@ -493,3 +493,19 @@ def test_no_game_played_returns_less_than_forfeiting_at_its_start(rules):
         _, forfeit, *_ = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
         assert forfeit <= total, (game, forfeit, total)
     assert np.isfinite(worst)
+
+
+def test_numpy_integers_are_taken_as_ints_and_bools_are_refused():
+    """A sweep's ``np.arange`` gives NumPy integers: table size, seat and game count
+    take them as plain ints; a bool (NumPy's too) or a float is still refused."""
+    from thirtyone_env.envs.vector import ThirtyOneVectorEnv
+
+    env = ThirtyOneEnv(num_players=np.int64(3), seat=np.int32(1))
+    assert (env.num_players, env.seat_option) == (3, 1) and type(env.seat_option) is int
+    vec = ThirtyOneVectorEnv(np.int64(2), np.int64(3), seat=np.int64(2))
+    assert type(vec.num_envs) is int and vec.reset(seed=0)[0].shape[0] == 2
+    for bad in (True, np.bool_(True), 1.0):
+        with pytest.raises(ValueError, match="seat=.* is not allowed"):
+            ThirtyOneEnv(seat=bad)
+    with pytest.raises(ValueError, match="num_players must be an int"):
+        ThirtyOneEnv(num_players=np.bool_(True))

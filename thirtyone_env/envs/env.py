@@ -144,7 +144,7 @@ class ThirtyOneEnv(gym.Env):
         self.rules = Rules.resolve(rules)
         self.num_players = self.rules.check_num_players(num_players)
         n = self.num_players
-        self.seat_option = check_seat(seat, n)
+        self.seat_option = seat = check_seat(seat, n)
         self.episode = choice("episode", episode, EPISODES)
         self.reward_kind = check_reward(reward, self.rules.scoring)
         self._reward_index = REWARDS.index(reward)

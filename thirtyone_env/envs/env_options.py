@@ -40,11 +40,15 @@ def check_reward(reward: Any, scoring: str) -> str:
 
 def check_seat(seat: Any, num_players: int) -> int | str:
     """The agent's seat option: a seat ``0..num_players - 1`` or ``"random"``."""
-    if seat != "random" and (
-        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players
+    if isinstance(seat, str) and seat == "random":
+        return seat
+    if (
+        isinstance(seat, bool | np.bool_)
+        or not isinstance(seat, int | np.integer)
+        or not 0 <= seat < num_players
     ):
         raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{num_players - 1} or 'random'")
-    return seat
+    return int(seat)
 
 
 def flag(name: str, value: Any) -> bool:

@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode
 
 from thirtyone_env.envs import kernel_rules
 from thirtyone_env.envs.env import ThirtyOneEnv
-from thirtyone_env.envs.env_options import EPISODES, check_reward, flag
+from thirtyone_env.envs.env_options import EPISODES, check_reward, check_seat, flag
 from thirtyone_env.envs.env_options import choice as _choice
 from thirtyone_env.envs.kernel_games import KernelGames, seat_players
 from thirtyone_env.envs.spaces import flat_space
@@ -102,12 +102,16 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         reward: str = "lives",
         opponent_history: bool = False,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if (
+            isinstance(num_envs, bool | np.bool_)
+            or not isinstance(num_envs, int | np.integer)
+            or num_envs < 1
+        ):
             raise ValueError(f"num_envs={num_envs!r} must be a positive int")
+        num_envs = int(num_envs)
         self.rules = Rules.resolve(rules)
         n = self.rules.check_num_players(num_players)
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            raise ValueError(f"seat={seat!r} is not allowed; allowed values: 0..{n - 1} or 'random'")
+        seat = check_seat(seat, n)
         self.num_envs = num_envs
         self.num_players = n
         self.seat_option = seat

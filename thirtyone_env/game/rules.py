@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from thirtyone_env.game.cards import DECKS
 
 MIN_PLAYERS = 2
@@ -226,8 +228,9 @@ class Rules:
 
     def check_num_players(self, num_players: int) -> int:
         """Return ``num_players`` if these rules allow it, else raise ``ValueError``."""
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
+        if isinstance(num_players, bool | np.bool_) or not isinstance(num_players, int | np.integer):
             raise ValueError(f"num_players must be an int, got {num_players!r}")
+        num_players = int(num_players)  # a NumPy integer (a sweep's np.arange) as a plain int
         if not MIN_PLAYERS <= num_players <= self.max_players:
             raise ValueError(
                 f"num_players={num_players} is not allowed with deck={self.deck!r}: "
