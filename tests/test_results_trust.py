@@ -809,3 +809,19 @@ def test_the_run_marks_are_the_names_their_owners_write():
     from training.sweep import SWEEP
 
     assert LOCKED_RUN_MARKS == (STUDY, CONFIG, RECIPE_FILE, SWEEP)
+
+
+def test_a_record_line_longer_than_any_round_is_refused_unread(tmp_path):
+    """A crafted line of millions of tiny JSON values costs some 30 times its length to
+    parse: past ``MAX_LINE`` it is refused before ``json.loads``."""
+    from thirtyone_env.harness.records import MAX_LINE
+
+    rec, lines = recorded_heads_up()
+    long = json.dumps({**json.loads(lines[1]), "actions": [[]] * (MAX_LINE // 3)})
+    path = write_lines(tmp_path / "long.jsonl", [lines[0], long, *lines[2:]])
+    r = replay_cli(path)
+    assert r.returncode == 2 and f"{path}:2: a line longer than {MAX_LINE:,} characters" in r.stderr, r.stderr
+    from apps.web.watch import parse_record  # the web table's uploads: text, not a file
+
+    with pytest.raises(ValueError, match=f"up.jsonl:2: a line longer than {MAX_LINE:,} characters"):
+        parse_record("\n".join([lines[0], long]), "up.jsonl")

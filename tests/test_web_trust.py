@@ -510,3 +510,65 @@ def test_the_token_survives_a_malformed_cookie_and_odd_hosts_are_refused(web):
     for host in (f"[::1]evil.example:{port}", f"127.0.0.1:{port}:1", "127.0.0.1:x"):
         r = httpx.get(f"{server.base}/api/options", headers={**server.auth, "Host": host})
         assert r.status_code in (400, 421), host
+
+
+def test_a_model_link_out_of_its_folder_is_neither_listed_nor_seated(tmp_path):
+    from apps.web.seats import Seating
+
+    models, outside = tmp_path / "models", tmp_path / "outside"
+    models.mkdir()
+    outside.mkdir()
+    (outside / "real.zip").write_bytes(b"PK")
+    (models / "out.zip").symlink_to(outside / "real.zip")
+    (models / "loop.zip").symlink_to(models / "loop.zip")
+    seating = Seating(model_folders=(models,))
+    assert seating.model_names() == []
+    with pytest.raises(ValueError, match="no such model"):
+        seating.resolve_model("out.zip")
+
+
+def _request(messages):
+    """A Starlette request whose body arrives as ``messages`` (then never more)."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    queue = list(messages)
+
+    async def receive():
+        if queue:
+            return queue.pop(0)
+        await asyncio.sleep(3600)  # a client that stalls
+
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": [], "query_string": b""}
+    return Request(scope, receive)
+
+
+def test_an_upload_body_that_stalls_or_hangs_up_is_answered_and_frees_its_place(monkeypatch):
+    """A stalled body is refused after ``BODY_SECONDS`` (408), so two stalled clients
+    cannot hold the upload places; a client that hangs up gets a quiet 400."""
+    import asyncio
+
+    from fastapi import HTTPException
+
+    from apps.web import app as web_app
+
+    monkeypatch.setattr(web_app, "BODY_SECONDS", 0.2)
+    stalled = _request([{"type": "http.request", "body": b"{", "more_body": True}])
+    with pytest.raises(HTTPException) as e:
+        asyncio.run(web_app.read_body(stalled, 1000))
+    assert e.value.status_code == 408 and "did not arrive within 0.2 s" in e.value.detail
+    gone = _request([{"type": "http.request", "body": b"{", "more_body": True}, {"type": "http.disconnect"}])
+    with pytest.raises(HTTPException) as e:
+        asyncio.run(web_app.read_body(gone, 1000))
+    assert e.value.status_code == 400 and "hung up" in e.value.detail
+    whole = _request(
+        [{"type": "http.request", "body": b"ab", "more_body": True}, {"type": "http.request", "body": b"c"}]
+    )
+    assert asyncio.run(web_app.read_body(whole, 1000)) == b"abc"
+
+
+def test_a_body_sent_as_a_form_is_told_to_come_as_json(client):
+    r = client.post("/api/games", data={"rules": "standard"})
+    assert r.status_code == 422
+    assert "send the body as JSON with Content-Type application/json" in r.json()["detail"]

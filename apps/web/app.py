@@ -43,6 +43,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTex
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from starlette.requests import ClientDisconnect
 
 import agents
 from agents.ppo import ZOO
@@ -61,6 +62,8 @@ API_DOCS_STATIC = "/static/api-docs"
 MAX_SPEC = 200
 #: Uploads read at once (each up to 50 MB held while it is parsed).
 UPLOADS_AT_ONCE = 2
+#: Seconds an upload's body may take to arrive (50 MB at some 2 MB/s).
+BODY_SECONDS = 30
 
 
 class NewGame(BaseModel):
@@ -177,6 +180,12 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
             f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
             for e in error.errors()[:5]
         ]
+        kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if kind != "application/json" and any(
+            tuple(e.get("loc", ()))[:1] == ("body",) for e in error.errors()
+        ):
+            sent = repr(kind[:60]) if kind else "none"
+            problems.insert(0, f"send the body as JSON with Content-Type application/json (sent: {sent})")
         return JSONResponse({"detail": short("; ".join(problems))}, status_code=422)
 
     def game_of(key: str) -> tuple[GameSession, threading.Lock]:
@@ -438,7 +447,9 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
 async def read_body(request: Request, limit: int) -> bytes:
     """The request's body, refused (413) as soon as it is longer than ``limit``:
     a ``Content-Length`` over it before anything is read, and a streamed body once
-    more than ``limit`` bytes have come."""
+    more than ``limit`` bytes have come. One that has not arrived within
+    :data:`BODY_SECONDS` is refused (408), so a stalled client cannot hold an upload's
+    place; a client that hangs up is answered quietly (400), not logged as a failure."""
     too_large = HTTPException(413, f"a record may be at most {limit // 2**20} MB")
     length = request.headers.get("content-length")
     if length is not None:
@@ -446,10 +457,19 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise HTTPException(400, "the Content-Length header is not a number")
         if int(length) > limit:
             raise too_large
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
+
+    async def collect() -> bytes:
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    try:
+        return await asyncio.wait_for(collect(), BODY_SECONDS)
+    except asyncio.TimeoutError:
+        raise HTTPException(408, f"the record did not arrive within {BODY_SECONDS} s") from None
+    except ClientDisconnect:
+        raise HTTPException(400, "the client hung up before the record arrived") from None

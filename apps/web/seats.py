@@ -14,12 +14,17 @@ with ``--allow-code``; even then the built-in players keep their bounds.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import agents
 from agents.ppo import ZOO
+from thirtyone_env.game.rules import Rules
+from thirtyone_env.harness.match import play_game
 
 #: A model file name a request may give (no folder, no ``..``).
 MODEL_SUFFIXES = (".zip", ".npz")
@@ -129,7 +134,10 @@ class Seating:
             return agents.from_spec(spec)
         name = spec.partition(":")[0].strip()
         options = {**WEB_DEFAULTS.get(name, {}), **agents.spec_options(spec)}
-        return agents.make(name, **self.checked(name, options))
+        player = agents.make(name, **self.checked(name, options))
+        if name == "search":
+            warm_search()
+        return player
 
     def checked(self, name: str, options: dict[str, Any]) -> dict[str, Any]:
         """``options`` within :data:`BOUNDS`, with a model's file name resolved."""
@@ -164,19 +172,45 @@ class Seating:
                 "without a folder"
             )
         for folder in self.model_folders:
-            try:
-                path = (folder / text).resolve()
-            except RuntimeError:  # a link that leads back to itself
-                continue
-            if path.is_file() and path.is_relative_to(folder.resolve()):
+            path = _inside(folder, text)
+            if path is not None:
                 return path
         raise ValueError(f"ppo option path={text!r}: no such model; models are {self.model_names()}")
 
     def model_names(self) -> list[str]:
-        """The model files ``ppo:path=NAME`` may name."""
+        """The model files ``ppo:path=NAME`` may name: those :meth:`resolve_model` seats
+        (a link out of its folder is not one)."""
         found: list[str] = []
         for folder in self.model_folders:
             for p in sorted(folder.iterdir()) if folder.is_dir() else ():
-                if p.suffix.lower() in MODEL_SUFFIXES and p.is_file() and p.name not in found:
+                if p.suffix.lower() in MODEL_SUFFIXES and p.name not in found and _inside(folder, p.name):
                     found.append(p.name)
         return found[:1000]
+
+
+def _inside(folder: Path, name: str) -> Path | None:
+    """The regular file ``name`` resolves to inside ``folder``, else None (a link out of
+    it, a link that leads back to itself, a folder)."""
+    try:
+        path = (folder / name).resolve()
+    except (RuntimeError, OSError):
+        return None
+    return path if path.is_file() and path.is_relative_to(folder.resolve()) else None
+
+
+_warm_lock = threading.Lock()
+_warmed: list[bool] = []
+
+
+def warm_search() -> None:
+    """Compile the search player's roll-out kernels once per process, while a game is
+    being set up (:data:`~apps.web.app.SETUP_SECONDS`) rather than in its first move's
+    time limit: numba keeps them on disk, but a fresh install (or changed kernels)
+    compiles them at the first decision, tens of seconds. One short heads-up game of a
+    small search on its own generator; the table's games and players are untouched."""
+    with _warm_lock:
+        if _warmed:
+            return
+        players = [agents.make("search", worlds=2, batch=2, moves="all"), agents.make("expert")]
+        play_game(players, np.random.default_rng(0), Rules.preset("standard"))
+        _warmed.append(True)

@@ -172,9 +172,6 @@ def write_lines(path: str | os.PathLike, lines: Sequence[str], *, replace: bool 
 #: last, once every game file is in place.
 MANIFEST = "manifest.json"
 
-#: Longest record line read (bytes): a round line is a few kilobytes; a longer one is
-#: not a record, and reading it whole would cost its size in memory.
-MAX_LINE = 32 * 2**20
 
 #: Keys every line of a type must have.
 REQUIRED_KEYS = {
@@ -289,6 +286,14 @@ def incomplete_note(path: str | os.PathLike) -> str | None:
     )
 
 
+#: Longest record line read (characters): a round's line holds its deck and its moves,
+#: some 40 characters a move, so 2 MiB is some 50,000 moves, where the rules' default turn
+#: limit (200) allows about 400; parsing a crafted line can cost some 30 times its length
+#: in memory, so a longer one is refused unread.
+MAX_LINE = 2**21
+TOO_LONG = f"a line longer than {MAX_LINE:,} characters is not a record line"
+
+
 def _record_lines(f: Any, path: Path) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of the non-blank lines, one at a time, none longer than
     :data:`MAX_LINE`."""
@@ -299,7 +304,7 @@ def _record_lines(f: Any, path: Path) -> Iterator[tuple[int, str]]:
             return
         number += 1
         if len(text) > MAX_LINE:
-            raise ValueError(f"{path}:{number}: a line longer than {MAX_LINE} bytes is not a record line")
+            raise ValueError(f"{path}:{number}: {TOO_LONG}")
         if text.strip():
             yield number, text
 
@@ -343,6 +348,8 @@ def _check_version(head: dict[str, Any], where: str) -> None:
 def parse_line(text: str, where: str) -> dict[str, Any]:
     """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
     for anything that is not a record line of a known type with its keys."""
+    if len(text) > MAX_LINE:
+        raise ValueError(f"{where}: {TOO_LONG}")
     try:
         obj = json.loads(text)
     except ValueError as e:  # not JSON, or an integer of more digits than Python converts
