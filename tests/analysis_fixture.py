@@ -10,9 +10,10 @@ new way gives the very same records. At the points and chips presets a player-ro
 record's ``lost`` is what the round scored, negative. Rewrite it (``.venv/bin/python
 tests/analysis_fixture.py``, which now uses the ``TurnRecorder``) only when the games
 themselves change on purpose: the game of ``banking/4`` did when one's own discard
-could no longer be taken back with more than two players in, and the points of
-``no_elimination/2`` when the hands below a blitz came to rank below the 31; only their
-records were rewritten, every other game's are still those captured.
+could no longer be taken back with more than two players in, the points of
+``no_elimination/2`` when the hands below a blitz came to rank below the 31, and every
+banking game when the widow came to be dealt one card a round; only their records
+were rewritten, every other game's are still those captured.
 """
 
 from __future__ import annotations
