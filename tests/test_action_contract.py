@@ -35,8 +35,18 @@ BAD_IDS = [repr(x) for x in BAD]
 
 
 def message(action, n=56):
-    """The single env's error text for an action outside Discrete(n)."""
-    return re.escape(f"action {action!r} is outside the action space Discrete({n})")
+    """The error text for a bad action: an int id out of Discrete(n)'s range, or what
+    the action is instead of an int."""
+    if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_):
+        return re.escape(f"action {action!r} is outside the action space Discrete({n})")
+    kind = (
+        f"an array of shape {action.shape}"
+        if isinstance(action, np.ndarray)
+        else f"a {type(action).__name__}"
+    )
+    return re.escape(
+        f"action {action!r} is {kind}, not an integer id: actions are ints 0..{n - 1} (Discrete({n}))"
+    )
 
 
 @pytest.mark.parametrize("action", BAD, ids=BAD_IDS)

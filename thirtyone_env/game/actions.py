@@ -288,6 +288,16 @@ def check_action_id(action: object, n_actions: int) -> int:
         a = a.reshape(()).item()
     if isinstance(a, np.integer):
         a = int(a)
-    if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < n_actions:
+    if isinstance(a, bool) or not isinstance(a, int):
+        kind = (
+            f"an array of shape {action.shape}"
+            if isinstance(action, np.ndarray)
+            else f"a {type(action).__name__}"
+        )
+        raise IllegalActionError(
+            f"action {action!r} is {kind}, not an integer id: actions are ints 0..{n_actions - 1} "
+            f"(Discrete({n_actions}))"
+        )
+    if not 0 <= a < n_actions:
         raise IllegalActionError(f"action {action!r} is outside the action space Discrete({n_actions})")
     return int(a)
