@@ -377,3 +377,74 @@ def test_the_sb3_vec_env_rewards_as_thirtyone_v1_unless_told():
     assert sb3_vec_env(2, 4, "standard").venv.reward_kind == "rate"
     assert sb3_vec_env(2, 4, "banking").venv.reward_kind == "lives"  # rounds settle chips there
     assert sb3_vec_env(2, 4, "standard", reward="lives").venv.reward_kind == "lives"
+
+
+def _same_step_trajectories(rules, steps, seed):
+    """Per game, from a same-step run with random legal actions: the actions played and
+    what each step returned (observation, reward, done, the finished game's last one)."""
+    vec = ThirtyOneVectorEnv(3, 3, rules, opponents=["greedy", "random"], seat=0)
+    obs, _ = vec.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = [[] for _ in range(3)]
+    seen = [[] for _ in range(3)]
+    for _ in range(steps):
+        chosen = np.array([rng.choice(np.flatnonzero(m)) for m in vec.action_masks()])
+        obs, rewards, done, _, info = vec.step(chosen)
+        for i in range(3):
+            actions[i].append(int(chosen[i]))
+            last = info["final_obs"][i] if done[i] else obs[i]
+            seen[i].append(
+                (last.copy(), float(rewards[i]), bool(done[i]), obs[i].copy() if done[i] else None)
+            )
+    return actions, seen
+
+
+@pytest.mark.parametrize("rules", ["standard", "stop_the_bus"])
+def test_next_step_autoreset_plays_the_same_games_one_step_later(rules):
+    """The games of a next-step run are those of a same-step run: the step that ends a
+    game returns its last observation (and where it ended as the info's keys), the next
+    one deals the new game, whatever action it is given, with reward 0."""
+    from gymnasium.vector import AutoresetMode
+
+    actions, seen = _same_step_trajectories(rules, 150, seed=5)
+    vec = ThirtyOneVectorEnv(3, 3, rules, opponents=["greedy", "random"], seat=0, autoreset_mode="NextStep")
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert ThirtyOneVectorEnv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    vec.reset(seed=5)
+    queue = [list(zip(a, s, strict=True)) for a, s in zip(actions, seen, strict=True)]
+    restart = np.zeros(3, dtype=bool)
+    expected_restart: list = [None] * 3
+    ended = 0
+    while all(queue):
+        chosen = np.array([0 if restart[i] else queue[i][0][0] for i in range(3)])
+        obs, rewards, done, _, info = vec.step(chosen)
+        for i in range(3):
+            if restart[i]:
+                assert np.array_equal(obs[i], expected_restart[i]) and rewards[i] == 0.0 and not done[i]
+                continue
+            _, (last, reward, was_done, first) = queue[i].pop(0)
+            assert np.array_equal(obs[i], last) and rewards[i] == reward and done[i] == was_done
+            if was_done:
+                ended += 1
+                assert info["_seat"][i] and info["seat"][i] == 0 and info["lives"].shape == (3, 3)
+                expected_restart[i] = first
+        restart = done.copy()
+    assert ended >= 3
+
+
+def test_gymnasiums_vector_wrappers_take_the_next_step_env_and_a_closed_env_refuses():
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+
+    env = gym.make_vec("ThirtyOne-v1", num_envs=2, autoreset_mode=AutoresetMode.NEXT_STEP)
+    env = gym.wrappers.vector.NormalizeObservation(env)
+    obs, info = env.reset(seed=0)
+    for _ in range(50):
+        masks = info["action_mask"]
+        obs, _, _, _, info = env.step(np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in masks]))
+    assert obs.shape == (2, env.single_observation_space.shape[0]) and np.isfinite(obs).all()
+    env.close()
+    with pytest.raises(gym.error.ClosedEnvironmentError):
+        env.unwrapped.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="autoreset_mode='Disabled' is not allowed"):
+        ThirtyOneVectorEnv(2, autoreset_mode="Disabled")

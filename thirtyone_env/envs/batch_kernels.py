@@ -679,9 +679,15 @@ def step_games(
     reward (for an illegal action, which ends the game, ``illegal`` and the
     ``rewards.forfeit_reward`` of the lives games) and
     ``done`` whether its episode ended (a game waiting on an external seat is not
-    done: :func:`play_external` goes on with it). Finished games are not reset here."""
+    done: :func:`play_external` goes on with it). Finished games are not reset here,
+    and a game already finished is left as it is (reward 0, still done)."""
     n = hands.shape[1]
     for i in range(g.shape[0]):
+        if g[i, G_STATUS] == OVER:  # a finished game waiting for its reset (next-step autoreset)
+            rew[i] = 0.0
+            illegal[i] = False
+            done[i] = True
+            continue
         rew[i] = pending[i]
         pending[i] = 0.0
         a = actions[i]

@@ -83,6 +83,14 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         episode: as for ``ThirtyOneEnv``.
         reward: as for ``ThirtyOneEnv``.
         opponent_history: as for ``ThirtyOneEnv``.
+        autoreset_mode: Gymnasium's ``AutoresetMode`` (or its value): ``SAME_STEP``
+            (default; Stable-Baselines3's convention): a finished game is dealt anew in
+            the step that ends it, its last observation in ``info["final_obs"]`` and
+            where it ended in ``info["final_info"]``; ``NEXT_STEP`` (Gymnasium's
+            ``SyncVectorEnv`` default, which its vector wrappers such as
+            ``NormalizeObservation`` need): the step that ends a game returns its last
+            observation and where it ended as the info's own keys, and the next step
+            deals it anew, its action ignored, with reward 0.
 
     Observations are the flat encoding (``float32``); an illegal action ends that game
     with ``info["illegal_action"]`` true for it and the reward
@@ -101,7 +109,16 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         episode: str = "game",
         reward: str = "lives",
         opponent_history: bool = False,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     ) -> None:
+        modes = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+        mode = next((m for m in modes if autoreset_mode in (m, m.value)), None)
+        if mode is None:
+            raise ValueError(
+                f"autoreset_mode={autoreset_mode!r} is not allowed; allowed values: "
+                + ", ".join(f"AutoresetMode.{m.name} ({m.value!r})" for m in modes)
+            )
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         if (
             isinstance(num_envs, bool | np.bool_)
             or not isinstance(num_envs, int | np.integer)
@@ -154,6 +171,8 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             )
             self._masks = self.games.masks
         self._obs = np.zeros((num_envs, self.layout.size), dtype=np.float32)
+        #: next-step autoreset: the games that ended in the last step, dealt anew in this one
+        self._restart = np.zeros(num_envs, dtype=bool)
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -170,9 +189,11 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every game. ``seed``: an int (game ``i`` gets ``seed + i``), a list
         of seeds, or None (fresh entropy the first time, else the generators go on)."""
+        self._check_open()
         if options:
             raise ValueError(f"unknown reset option(s) {sorted(options)}; the vector env takes none")
         N = self.num_envs
+        self._restart[:] = False
         if seed is None:
             seeds: list[int | None] = [None] * N
         elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
@@ -199,6 +220,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         return obs, self._mask_info({})
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self._check_open()
         actions = self._check_actions(actions)
         games = self.games
         if games is None:
@@ -208,9 +230,20 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         N = self.num_envs
         illegal, done = games.illegal, games.done
         obs = np.empty_like(self._obs)
-        games.step(actions, obs)
+        games.step(actions, obs)  # (a finished game waiting for its next-step reset is left as it is)
         rewards = games.rew.copy()
         info: dict[str, Any] = {}
+        if self._next_step:
+            ended = np.flatnonzero(done & ~self._restart).tolist()
+            info = self._ended_info(illegal, {i: games.summary(i) for i in ended})
+            restart = np.flatnonzero(self._restart)
+            if restart.size:
+                games.reset_games(restart)
+                games.encode(restart, obs)
+                games.update_masks()
+                rewards[restart] = 0.0
+            self._restart = done & ~self._restart
+            return obs, rewards, self._restart.copy(), np.zeros(N, dtype=bool), self._mask_info(info)
         if done.any():
             ended = np.flatnonzero(done)
             info = self._final_info(ended, obs, illegal, {i: games.summary(i) for i in ended.tolist()})
@@ -249,6 +282,26 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 raise IllegalActionError(f"game {i}: {e}") from None
         return ids
 
+    @property
+    def _next_step(self) -> bool:
+        return self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise gym.error.ClosedEnvironmentError("the vector env is closed: make a new one")
+
+    def _ended_info(self, illegal: np.ndarray, summaries: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        """Next-step autoreset: where each game that ended in this step ended, as the
+        info's own keys over the games (``VectorEnv._add_info``: arrays with ``_key``
+        masks)."""
+        info: dict[str, Any] = {}
+        for i, summary in summaries.items():
+            game = {"illegal_action": bool(illegal[i])}
+            for key, value in summary.items():
+                game[key] = np.asarray(value) if isinstance(value, tuple) else value
+            info = self._add_info(info, game, i)
+        return info
+
     def _final_info(
         self, ended: np.ndarray, obs: np.ndarray, illegal: np.ndarray, summaries: dict[int, dict[str, Any]]
     ) -> dict[str, Any]:
@@ -271,7 +324,14 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         done = np.zeros(N, dtype=bool)
         illegal = np.zeros(N, dtype=bool)
         finals, summaries = {}, {}
+        restart = self._restart.copy()
         for i, env in enumerate(self._fallback):
+            if restart[i]:  # next-step autoreset: its game ended in the last step
+                obs, info = env.reset()
+                self._charged[i] = self._skipped(info)
+                self._obs[i] = obs
+                self._masks[i] = info["action_mask"]
+                continue
             obs, r, terminated, _, info = env.step(int(actions[i]))
             rewards[i] = r
             self._charged[i] += _charges(info.get("round_results", ()), self.num_players)
@@ -280,10 +340,20 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
                 illegal[i] = "illegal_action" in info
                 finals[i] = obs
                 summaries[i] = self._fallback_summary(i)
-                obs, info = env.reset()
-                self._charged[i] = self._skipped(info)
+                if not self._next_step:
+                    obs, info = env.reset()
+                    self._charged[i] = self._skipped(info)
             self._obs[i] = obs
             self._masks[i] = info["action_mask"]
+        if self._next_step:
+            self._restart = done.copy()
+            return (
+                self._obs.copy(),
+                rewards,
+                done,
+                np.zeros(N, dtype=bool),
+                self._mask_info(self._ended_info(illegal, summaries)),
+            )
         info: dict[str, Any] = {}
         if finals:
             ended = np.array(sorted(finals), dtype=np.int64)
