@@ -296,10 +296,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         masks)."""
         info: dict[str, Any] = {}
         for i, summary in summaries.items():
-            game = {"illegal_action": bool(illegal[i])}
-            for key, value in summary.items():
-                game[key] = np.asarray(value) if isinstance(value, tuple) else value
-            info = self._add_info(info, game, i)
+            info = self._add_info(info, _game_info(illegal[i], summary), i)
         return info
 
     def _final_info(
@@ -312,9 +309,7 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
         ``_key`` mask of the games that have it. :func:`ended_game` reads one game's."""
         info: dict[str, Any] = {}
         for i in ended.tolist():
-            game = {"illegal_action": bool(illegal[i])}
-            for key, value in summaries[i].items():
-                game[key] = np.asarray(value) if isinstance(value, tuple) else value
+            game = _game_info(illegal[i], summaries[i])
             info = self._add_info(info, {"final_obs": obs[i].copy(), "final_info": game}, i)
         return info
 
@@ -393,6 +388,15 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
     def compiled(self) -> bool:
         """Whether the games run in the compiled kernels (else one env per game)."""
         return self._fallback is None
+
+
+def _game_info(illegal: bool, summary: dict[str, Any]) -> dict[str, Any]:
+    """One finished game's info: whether an illegal action ended it, and its summary
+    with the per-seat tuples as arrays (so that they batch to ``(num_envs, seats)``)."""
+    game: dict[str, Any] = {"illegal_action": bool(illegal)}
+    for key, value in summary.items():
+        game[key] = np.asarray(value) if isinstance(value, tuple) else value
+    return game
 
 
 def _charges(results: Sequence[Any], n: int) -> np.ndarray:
