@@ -323,3 +323,14 @@ def test_the_layout_goes_by_the_single_envs_name_too():
     raw = multiagent.raw_env(num_players=3)
     assert raw.obs_layout is raw.layout
     assert raw.obs_layout.describe() == ThirtyOneEnv(num_players=3).obs_layout.describe()
+
+
+def test_render_without_a_mode_or_before_reset_says_so():
+    import warnings
+
+    for kwargs, expected in (({}, "without a render_mode"), ({"render_mode": "ansi"}, "before reset")):
+        env = multiagent.raw_env(**kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert env.render() is None
+        assert any(expected in str(w.message) for w in caught), [str(w.message) for w in caught]

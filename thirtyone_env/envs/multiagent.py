@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -280,9 +281,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
 
     def render(self) -> str | None:
         if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi' or 'human'")
             return None
         s = self.state_
         if s is None:
+            gymnasium.logger.warn("render() before reset(): nothing to show")
             return None
         if self.render_seat is not None:
             text = describe_view(player_view(s, self.render_seat))
