@@ -333,9 +333,9 @@ def model_bytes(model: Any, table: dict[str, Any] | None = None) -> bytes:
     buf = io.BytesIO()
     own = model.policy_class
     if isinstance(own, type) and issubclass(own, MaskableActorCriticPolicy):
-        # a training-time subclass (the anchored policy) keeps sb3-contrib's weights:
-        # saved as sb3-contrib's class, ``MaskablePPO.load`` needs nothing of ours
-        model.policy_class = MaskableActorCriticPolicy
+        # a training-time subclass (the anchored policy) keeps its sb3-contrib base's
+        # weights: saved as that class, ``MaskablePPO.load`` needs nothing of ours
+        model.policy_class = next(c for c in own.__mro__ if c.__module__.startswith("sb3_contrib."))
     try:
         model.save(buf)
     finally:

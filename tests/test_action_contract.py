@@ -40,7 +40,7 @@ def message(action, n=56):
     if isinstance(action, int | np.integer) and not isinstance(action, bool | np.bool_):
         return re.escape(f"action {action!r} is outside the action space Discrete({n})")
     kind = (
-        f"an array of shape {action.shape}"
+        f"an array of {action.dtype} and shape {action.shape}"
         if isinstance(action, np.ndarray)
         else f"a {type(action).__name__}"
     )

@@ -257,3 +257,23 @@ def test_env_workers_read_a_new_snapshot_when_the_trainer_says_so_not_on_a_timer
     vec.env_method("refresh_league")
     assert [[p.name for p in league.pool()] for league in leagues] == [["snap_000000000256.npz"]] * 2
     vec.close()
+
+
+def test_a_dict_observation_model_keeps_its_multi_input_policy_when_saved(tmp_path):
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+
+    from agents.ppo import model_bytes
+    from thirtyone_env.envs.env import ThirtyOneEnv
+
+    env = ThirtyOneEnv(obs_encoding="dict")
+    model = MaskablePPO(
+        "MultiInputPolicy", env, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0
+    )
+    path = tmp_path / "dict.zip"
+    path.write_bytes(model_bytes(model))
+    again = MaskablePPO.load(path, device="cpu")
+    assert type(again.policy) is MaskableMultiInputActorCriticPolicy
+    obs, info = env.reset(seed=0)
+    action, _ = again.predict(obs, action_masks=info["action_mask"].astype(bool), deterministic=True)
+    assert info["action_mask"][int(action)]

@@ -814,14 +814,17 @@ def test_the_run_marks_are_the_names_their_owners_write():
 def test_a_record_line_longer_than_any_round_is_refused_unread(tmp_path):
     """A crafted line of millions of tiny JSON values costs some 30 times its length to
     parse: past ``MAX_LINE`` it is refused before ``json.loads``."""
+    from apps.web.watch import MAX_LINE as WEB_MAX_LINE
+    from apps.web.watch import parse_record
     from thirtyone_env.harness.records import MAX_LINE
 
     rec, lines = recorded_heads_up()
-    long = json.dumps({**json.loads(lines[1]), "actions": [[]] * (MAX_LINE // 3)})
+    long = '{"type": "round", "pad": "' + "a" * MAX_LINE + '"}'
     path = write_lines(tmp_path / "long.jsonl", [lines[0], long, *lines[2:]])
     r = replay_cli(path)
     assert r.returncode == 2 and f"{path}:2: a line longer than {MAX_LINE:,} characters" in r.stderr, r.stderr
-    from apps.web.watch import parse_record  # the web table's uploads: text, not a file
-
-    with pytest.raises(ValueError, match=f"up.jsonl:2: a line longer than {MAX_LINE:,} characters"):
-        parse_record("\n".join([lines[0], long]), "up.jsonl")
+    # what any client may upload to the web table has a smaller limit
+    upload = json.dumps({**json.loads(lines[1]), "actions": [[]] * (WEB_MAX_LINE // 3)})
+    assert len(upload) < MAX_LINE
+    with pytest.raises(ValueError, match=f"up.jsonl:2: a line longer than {WEB_MAX_LINE:,} characters"):
+        parse_record("\n".join([lines[0], upload]), "up.jsonl")

@@ -448,3 +448,28 @@ def test_gymnasiums_vector_wrappers_take_the_next_step_env_and_a_closed_env_refu
         env.unwrapped.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(ValueError, match="autoreset_mode='Disabled' is not allowed"):
         ThirtyOneVectorEnv(2, autoreset_mode="Disabled")
+
+
+def test_an_illegal_first_move_counts_the_round_dealt_on_both_paths():
+    """The kernels count a round when it is dealt; the per-game envs' tally counts it
+    when it settles, so a round an illegal action cut short is added there too."""
+    for rules in ("standard", "stop_the_bus"):
+        vec = ThirtyOneVectorEnv(2, 3, rules, seat=0)
+        vec.reset(seed=1)
+        bad = np.array([int(np.flatnonzero(m == 0)[0]) for m in vec.action_masks()])
+        _, _, done, _, info = vec.step(bad)
+        assert done.all()
+        for i in range(2):
+            end = ended_game(info, i)
+            assert end["illegal_action"] and end["rounds_played"] == (1, 1, 1), (rules, vec.compiled, end)
+
+
+def test_a_scored_tables_final_info_gives_the_score_and_sb3_takes_same_step_only():
+    vec = ThirtyOneVectorEnv(2, 3, "banking", seat=0)
+    vec.reset(seed=1)
+    bad = np.array([int(np.flatnonzero(m == 0)[0]) for m in vec.action_masks()])
+    _, _, _, _, info = vec.step(bad)
+    end = ended_game(info, 0)
+    assert "lives" not in end and "lives_lost" not in end and len(end["score"]) == 3
+    with pytest.raises(ValueError, match="autoreset_mode='NextStep' is not allowed here"):
+        sb3_vec_env(2, 4, autoreset_mode="NextStep")

@@ -521,8 +521,10 @@ def test_a_model_link_out_of_its_folder_is_neither_listed_nor_seated(tmp_path):
     (outside / "real.zip").write_bytes(b"PK")
     (models / "out.zip").symlink_to(outside / "real.zip")
     (models / "loop.zip").symlink_to(models / "loop.zip")
+    (models / ".hidden.zip").write_bytes(b"PK")
+    (models / "mine.zip").write_bytes(b"PK")
     seating = Seating(model_folders=(models,))
-    assert seating.model_names() == []
+    assert seating.model_names() == ["mine.zip"]  # what resolve_model seats, nothing else
     with pytest.raises(ValueError, match="no such model"):
         seating.resolve_model("out.zip")
 
@@ -572,3 +574,7 @@ def test_a_body_sent_as_a_form_is_told_to_come_as_json(client):
     r = client.post("/api/games", data={"rules": "standard"})
     assert r.status_code == 422
     assert "send the body as JSON with Content-Type application/json" in r.json()["detail"]
+    r = client.post(
+        "/api/games", content=b'{"seat": "x"}', headers={"Content-Type": "application/vnd.api+json"}
+    )
+    assert r.status_code == 422 and "send the body" not in r.json()["detail"]  # JSON, one bad field

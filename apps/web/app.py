@@ -181,9 +181,8 @@ def create_app(config: WebConfig | None = None) -> FastAPI:
             for e in error.errors()[:5]
         ]
         kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if kind != "application/json" and any(
-            tuple(e.get("loc", ()))[:1] == ("body",) for e in error.errors()
-        ):
+        as_json = kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+        if not as_json and any(tuple(e.get("loc", ()))[:1] == ("body",) for e in error.errors()):
             sent = repr(kind[:60]) if kind else "none"
             problems.insert(0, f"send the body as JSON with Content-Type application/json (sent: {sent})")
         return JSONResponse({"detail": short("; ".join(problems))}, status_code=422)

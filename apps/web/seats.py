@@ -161,12 +161,7 @@ class Seating:
         """The model file ``name`` (a bare file name) in the first of the model folders
         that holds it."""
         text = str(name)
-        if (
-            not text
-            or Path(text).name != text
-            or text.startswith(".")
-            or not text.lower().endswith(MODEL_SUFFIXES)
-        ):
+        if not _model_name(text):
             raise ValueError(
                 f"ppo option path={text[:80]!r}: name a model file (.zip or .npz) of the zoo or of --models, "
                 "without a folder"
@@ -183,9 +178,20 @@ class Seating:
         found: list[str] = []
         for folder in self.model_folders:
             for p in sorted(folder.iterdir()) if folder.is_dir() else ():
-                if p.suffix.lower() in MODEL_SUFFIXES and p.name not in found and _inside(folder, p.name):
+                if _model_name(p.name) and p.name not in found and _inside(folder, p.name):
                     found.append(p.name)
         return found[:1000]
+
+
+def _model_name(text: str) -> bool:
+    """Whether ``text`` may name a model file: a bare file name (no folder, not hidden)
+    with a model's suffix."""
+    return (
+        bool(text)
+        and Path(text).name == text
+        and not text.startswith(".")
+        and text.lower().endswith(MODEL_SUFFIXES)
+    )
 
 
 def _inside(folder: Path, name: str) -> Path | None:

@@ -30,6 +30,10 @@ MAX_RECORD_BYTES = 50 * 1024 * 1024
 MAX_FRAMES = 50_000
 #: Most lines and games a record the server reads may hold.
 MAX_LINES, MAX_GAMES = 200_000, 10_000
+#: Longest line of an uploaded record (characters): some 50,000 moves a round, where
+#: the presets' turn limit allows about 400; parsing costs up to some 30 times a line's
+#: length, so this bounds what one upload can make the server hold.
+MAX_LINE = 2**21
 #: Names of results folders and files the server serves.
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 PLOTS, TABLES = (".png",), (".csv",)
@@ -84,7 +88,7 @@ def parse_record(text: str, name: str) -> list[list[dict[str, Any]]]:
             raise ValueError(f"{name} holds more than {MAX_LINES:,} lines")
         if not line.strip():
             continue
-        item = parse_line(line, f"{name}:{k}")
+        item = parse_line(line, f"{name}:{k}", MAX_LINE)
         if item["type"] == "game":
             if len(games) == MAX_GAMES:
                 raise ValueError(f"{name} holds more than {MAX_GAMES:,} games")

@@ -50,7 +50,7 @@ from thirtyone_env.envs.kernel_games import KernelGames, seat_players
 from thirtyone_env.envs.spaces import flat_space
 from thirtyone_env.game.actions import check_action_id, num_actions
 from thirtyone_env.game.encoding import ObsLayout
-from thirtyone_env.game.engine import IllegalActionError
+from thirtyone_env.game.engine import ROUND_OVER, IllegalActionError
 from thirtyone_env.game.policies import GreedyPolicy, RandomPolicy
 from thirtyone_env.game.rules import Rules
 from thirtyone_env.game.state import T_ROUNDS
@@ -93,8 +93,9 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
             deals it anew, its action ignored, with reward 0.
 
     Observations are the flat encoding (``float32``); an illegal action ends that game
-    with ``info["illegal_action"]`` true for it and the reward
-    ``rewards.forfeit_reward`` gives (as ``ThirtyOneEnv``: every life still to lose).
+    with the reward ``rewards.forfeit_reward`` gives (as ``ThirtyOneEnv``: every life
+    still to lose) and ``illegal_action`` true for it in where it ended
+    (``info["final_info"]``; with next-step autoreset, the info's own key).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -366,19 +367,25 @@ class ThirtyOneVectorEnv(gym.vector.VectorEnv):
 
     def _fallback_summary(self, i: int) -> dict[str, Any]:
         """Where game ``i`` of the per-game envs ended, as the kernels' summary says it
-        (``KernelGames.summary``): rounds dealt in from the engine's public tally, the
-        charges (lives lost; a scored game's points or chips paid) summed over its
-        settled rounds, a round settled before the agent's first decision included."""
+        (``KernelGames.summary``): the rounds each seat was dealt in (the engine's
+        public tally of settled rounds, and a round an illegal action cut short) and,
+        in the lives games, the lives each was charged in them (a round settled before
+        the agent's first decision included); at a points or chips table ``score``
+        (the points or chips) instead of ``lives`` and ``lives_lost``."""
         env = self._fallback[i]
         s = env.state
-        return {
+        cut_short = s.phase < ROUND_OVER  # an illegal action ended the game inside a round
+        summary: dict[str, Any] = {
             "seat": env.seat,
             "round": s.round_no,
-            "lives": tuple(s.lives),
             "active": tuple(bool(a) for a in s.active),
-            "rounds_played": tuple(int(t[T_ROUNDS]) for t in s.tally),
-            "lives_lost": tuple(int(x) for x in self._charged[i]),
+            "rounds_played": tuple(
+                int(t[T_ROUNDS]) + int(cut_short and s.active[p]) for p, t in enumerate(s.tally)
+            ),
         }
+        if self.rules.scoring != "lives":
+            return {**summary, "score": tuple(s.score)}
+        return {**summary, "lives": tuple(s.lives), "lives_lost": tuple(int(x) for x in self._charged[i])}
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, actions)`` int8: each game's legal actions for its agent."""
@@ -438,6 +445,12 @@ def sb3_vec_env(*args: Any, **kwargs: Any) -> Any:
     if len(args) < 7 and "reward" not in kwargs:  # (reward is the seventh argument)
         rules = args[2] if len(args) > 2 else kwargs.get("rules")
         kwargs["reward"] = v1_reward(rules)
+    mode = args[8] if len(args) > 8 else kwargs.get("autoreset_mode", AutoresetMode.SAME_STEP)
+    if mode not in (AutoresetMode.SAME_STEP, AutoresetMode.SAME_STEP.value):
+        raise ValueError(
+            f"autoreset_mode={mode!r} is not allowed here: a Stable-Baselines3 VecEnv resets a "
+            "finished game in the step that ends it (AutoresetMode.SAME_STEP)"
+        )
 
     class ThirtyOneSB3VecEnv(VecEnv):
         """SB3's ``VecEnv`` over :class:`ThirtyOneVectorEnv`."""

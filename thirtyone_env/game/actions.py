@@ -290,7 +290,7 @@ def check_action_id(action: object, n_actions: int) -> int:
         a = int(a)
     if isinstance(a, bool) or not isinstance(a, int):
         kind = (
-            f"an array of shape {action.shape}"
+            f"an array of {action.dtype} and shape {action.shape}"
             if isinstance(action, np.ndarray)
             else f"a {type(action).__name__}"
         )

@@ -287,11 +287,15 @@ def incomplete_note(path: str | os.PathLike) -> str | None:
 
 
 #: Longest record line read (characters): a round's line holds its deck and its moves,
-#: some 40 characters a move, so 2 MiB is some 50,000 moves, where the rules' default turn
-#: limit (200) allows about 400; parsing a crafted line can cost some 30 times its length
-#: in memory, so a longer one is refused unread.
-MAX_LINE = 2**21
-TOO_LONG = f"a line longer than {MAX_LINE:,} characters is not a record line"
+#: some 40 characters a move, so 32 MiB is some 800,000 moves, where the rules' default
+#: turn limit (200) allows about 400. Parsing a crafted line can cost some 30 times its
+#: length in memory: a longer one is refused unread, and a server reading what any client
+#: sends passes a smaller limit (:func:`parse_line`).
+MAX_LINE = 32 * 2**20
+
+
+def too_long(limit: int) -> str:
+    return f"a line longer than {limit:,} characters is not a record line this program reads"
 
 
 def _record_lines(f: Any, path: Path) -> Iterator[tuple[int, str]]:
@@ -304,7 +308,7 @@ def _record_lines(f: Any, path: Path) -> Iterator[tuple[int, str]]:
             return
         number += 1
         if len(text) > MAX_LINE:
-            raise ValueError(f"{path}:{number}: {TOO_LONG}")
+            raise ValueError(f"{path}:{number}: {too_long(MAX_LINE)}")
         if text.strip():
             yield number, text
 
@@ -345,11 +349,12 @@ def _check_version(head: dict[str, Any], where: str) -> None:
         )
 
 
-def parse_line(text: str, where: str) -> dict[str, Any]:
+def parse_line(text: str, where: str, max_line: int = MAX_LINE) -> dict[str, Any]:
     """One record line as its object; ``ValueError`` starting with ``where`` (file:line)
-    for anything that is not a record line of a known type with its keys."""
-    if len(text) > MAX_LINE:
-        raise ValueError(f"{where}: {TOO_LONG}")
+    for anything that is not a record line of a known type with its keys, or that is
+    longer than ``max_line`` characters (refused before it is parsed)."""
+    if len(text) > max_line:
+        raise ValueError(f"{where}: {too_long(max_line)}")
     try:
         obj = json.loads(text)
     except ValueError as e:  # not JSON, or an integer of more digits than Python converts
