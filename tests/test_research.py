@@ -438,3 +438,43 @@ def test_a_kept_job_is_checked_against_its_study(tmp_path, rows, named):
     else:
         with pytest.raises(ValueError, match=named):
             folder.read_jobs(tmp_path, config)
+
+
+def test_the_games_players_never_play_the_oracles_play_outs():
+    """The play-outs run on the true hands and stock: stand-ins play them, so each of the
+    game's own players is handed a generator once (at its game's start) and is asked
+    only about the real game's positions, never a play-out's."""
+    from thirtyone_env.game.policies import GreedyPolicy
+    from thirtyone_env.research.labelling import label_job
+
+    built: list = []
+
+    class Counting(GreedyPolicy):
+        def __init__(self) -> None:
+            super().__init__()
+            self.resets = 0
+            self.turns: list[int] = []
+
+        def reset(self, rng) -> None:
+            self.resets += 1
+
+        def act(self, obs, mask):
+            self.turns.append((obs.round_no, obs.turns_played))
+            return super().act(obs, mask)
+
+    def make(spec):
+        player = Counting()
+        built.append(player)
+        return player
+
+    config = StudyConfig(
+        question="knock", table=("greedy", "greedy", "greedy"), decisions=6, rollouts=3, seed=2
+    )
+    rows = label_job(config, 0, 6, make)
+    assert len(rows) >= 6
+    game_players = [p for k, p in enumerate(built) if k % 6 < 3]  # each game: its 3 players, then 3 stand-ins
+    stand_ins = [p for k, p in enumerate(built) if k % 6 >= 3]
+    assert all(p.resets == 1 for p in game_players)
+    assert any(p.resets > 1 for p in stand_ins)  # each play-out hands them its generator
+    for p in game_players:  # the real game only: its turns never go back
+        assert p.turns == sorted(p.turns)

@@ -63,12 +63,15 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
             return rows
         rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(job, g)))
         players = [make_player(spec) for spec in config.table]
-        players_rng = reset_players(players, rng)
+        reset_players(players, rng)
         table = Table(new_game(rules, n, rng), players, rng, labels=[f"player {p!r}" for p in config.table])
         me = players[seat]
         encoding = table.encodings[seat]
-        move = player_move(players, table.encodings, table.layout, "player")
-        hand = hand_rng(players)
+        # the play-outs run on the true position: players of their own play them, so the
+        # game's players never see a card the play-outs turn up
+        stand_ins = [make_player(spec) for spec in config.table]
+        move = player_move(stand_ins, table.encodings, table.layout, "player")
+        hand = hand_rng(stand_ins)
         i = 0
         while measured < size and not table.advance(seat):
             s = table.state
@@ -88,7 +91,6 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
                     hand,
                     objective=config.objective,
                 )
-                hand(players_rng)  # their own generator back to the players
                 gain, se = gains(values)
                 labels = [base_label, *(label for label, _ in found.alternatives)]
                 loss = regret(values, labels.index(found.own) if found.own in labels else -1)

@@ -15,7 +15,10 @@ objective the chance to win the game (:func:`~thirtyone_env.harness.driver.round
 
 Players must be functions of what they are shown (and of the generator handed to them
 with ``reset(rng)``), as every built-in player is: the oracle asks them moves in
-positions copied off the game, and hands them each play-out's generator.
+positions copied off the game, and hands them each play-out's generator. The play-outs
+see the true hands and stock, so the players that play them are stand-ins built apart
+from the game's own (:func:`~thirtyone_env.research.labelling.label_job`): no player of
+the game is shown a card a play-out turns up.
 """
 
 from __future__ import annotations
