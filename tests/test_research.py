@@ -478,3 +478,14 @@ def test_the_games_players_never_play_the_oracles_play_outs():
     assert any(p.resets > 1 for p in stand_ins)  # each play-out hands them its generator
     for p in game_players:  # the real game only: its turns never go back
         assert p.turns == sorted(p.turns)
+
+
+def test_a_study_seats_the_zoo_model_for_its_game_and_its_play_outs():
+    """``ppo`` without a path picks its zoo model when told the table: the play-outs'
+    stand-ins are told it as the game's players are."""
+    from thirtyone_env.research.labelling import label_job
+
+    config = StudyConfig(
+        question="knock", table=("ppo", "expert", "expert", "expert"), decisions=2, rollouts=2, seed=4
+    )
+    assert len(label_job(config, 0, 2, agents.from_spec)) >= 2

@@ -20,7 +20,7 @@ from thirtyone_env.game.actions import action_name
 from thirtyone_env.game.cards import NUM_CARDS, PAIR_STRIDE
 from thirtyone_env.game.engine import IllegalActionError, legal_mask, new_game
 from thirtyone_env.game.rules import Rules
-from thirtyone_env.harness.driver import Table, observe, player_move, reset_players
+from thirtyone_env.harness.driver import Table, check_seated, observe, player_move, reset_players
 from thirtyone_env.research.config import StudyConfig
 from thirtyone_env.research.oracle import gains, hand_rng, measure
 from thirtyone_env.research.questions import options
@@ -70,6 +70,7 @@ def label_job(config: StudyConfig, job: int, size: int, make_player: Callable[[s
         # the play-outs run on the true position: players of their own play them, so the
         # game's players never see a card the play-outs turn up
         stand_ins = [make_player(spec) for spec in config.table]
+        check_seated(stand_ins, n, rules)
         move = player_move(stand_ins, table.encodings, table.layout, "player")
         hand = hand_rng(stand_ins)
         i = 0
